@@ -1,0 +1,8 @@
+// Internal: the JSON type name of a value, as error messages print it.
+
+/** `"null"`, `"array"`, `"integer"`-free JSON type names: string, number, boolean, object, … */
+export function jsonType(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  return typeof value;
+}
