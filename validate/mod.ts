@@ -3,10 +3,13 @@
  * must refuse broken content with a message a model can act on.
  *
  * ```ts
- * import { validate } from "@forge/toolkit/validate";
+ * import { formatDiagnostics, validateFile } from "@forge/toolkit/validate";
  *
- * const result = validate("name: demo\nname: again\n", "yaml");
- * if (!result.ok) console.log(result.diagnostics[0].line); // 2
+ * const source = "name: demo\nname: again\n";
+ * const result = validateFile("app.yaml", source);
+ * if (!result.ok) {
+ *   console.log(formatDiagnostics(result, { path: "app.yaml", source }));
+ * }
  * ```
  *
  * @module
@@ -19,4 +22,14 @@ export type {
   ValidationResult,
 } from "./types.ts";
 export { FORMATS, parse, validate } from "./validate.ts";
+export {
+  type FileValidationResult,
+  formatForPath,
+  type UnsupportedFileResult,
+  validateFile,
+} from "./file.ts";
+export {
+  formatDiagnostics,
+  type FormatDiagnosticsOptions,
+} from "./format_diagnostics.ts";
 export type { XmlElement } from "./xml.ts";
