@@ -277,10 +277,10 @@ export class Secret {
    *
    * @example
    * ```ts
+   * import { inspect } from "node:util";
    * import { Secret } from "@forge/toolkit";
    *
-   * const token = new Secret("s3cret");
-   * token[Symbol.for("nodejs.util.inspect.custom")](); // "[redacted]"
+   * inspect({ token: new Secret("s3cret") }); // "{ token: [redacted] }"
    * ```
    */
   [Symbol.for("nodejs.util.inspect.custom")](): string {
