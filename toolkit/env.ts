@@ -1191,11 +1191,15 @@ export function readEnv<S extends Record<string, EnvVar<unknown>>>(
     const raw = raws.get(variable.name);
     const result = variable.read(raw === "" ? undefined : raw);
     if (result.ok) {
-      // defineProperty, so a key such as "__proto__" stays an own property.
-      Object.defineProperty(config, key, {
-        value: result.value,
-        enumerable: true,
-      });
+      // Assigning "__proto__" would set the prototype; define it instead.
+      if (key === "__proto__") {
+        Object.defineProperty(config, key, {
+          value: result.value,
+          enumerable: true,
+        });
+      } else {
+        config[key] = result.value;
+      }
       continue;
     }
     const { name, expected } = variable;
