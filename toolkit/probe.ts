@@ -1,0 +1,214 @@
+/**
+ * The permission-pattern probe: a host asks a side-effecting tool which
+ * access patterns a call needs, and the tool answers without acting.
+ *
+ * A probe is an ordinary `tools/call` whose `_meta` carries
+ * `"forge.permission_patterns": true`; the answer is
+ * `{ content: [], _meta: { "forge.patterns": [...], "forge.always": [...] } }`.
+ * Tools registered with {@linkcode registerPatternTool} compute their
+ * patterns once per call, by the same code for the probe and the real call,
+ * and the handler receives what was computed as `ctx.access`.
+ *
+ * @module
+ */
+
+import { checkPattern } from "../validate/pattern.ts";
+import type { CallToolResult } from "./result.ts";
+import type { Infer, ToolSchema } from "./schema.ts";
+import type { ToolContext, ToolDefinition, ToolServer } from "./server.ts";
+
+/** Request flag in a call's `_meta`: this call is a probe. */
+export const META_PERMISSION_PATTERNS = "forge.permission_patterns";
+/** Result `_meta` key: the patterns that depend on the arguments. */
+export const META_PATTERNS = "forge.patterns";
+/** Result `_meta` key: the patterns that hold for every call of the tool. */
+export const META_ALWAYS = "forge.always";
+/** Tool `_meta` key in `tools/list`: the tool answers probes. */
+export const META_SUPPORTS_PERMISSION_PATTERNS =
+  "forge.supports_permission_patterns";
+
+/**
+ * Anything that names the patterns of one access, such as the result of a
+ * canonicalising builder: it carries the resolved target for the handler too.
+ */
+export interface Access {
+  /** The canonical patterns this access needs, in `verb:target` form. */
+  readonly patterns: readonly string[];
+}
+
+/** What a tool's `patterns` function returns: pattern strings or accesses. */
+export type AccessList = readonly (string | Access)[];
+
+/** The context of a pattern tool's handler: what the probe computed, too. */
+export type PatternToolContext<P extends AccessList> = ToolContext & {
+  /** Exactly what `patterns` returned for this call, computed once. */
+  readonly access: P;
+};
+
+/** The probe half of a pattern tool. */
+export interface ProbeDefinition<A, P extends AccessList> {
+  /**
+   * The patterns a call needs, from its decoded arguments. Throw a
+   * `ToolError` for arguments that name no acceptable target (a path
+   * leaving the root): both the probe and the call then answer `isError`.
+   */
+  patterns: (args: A, ctx: ToolContext) => P | Promise<P>;
+  /**
+   * Patterns that hold for every call, whatever the arguments.
+   *
+   * @default {[]}
+   */
+  always?: readonly string[];
+}
+
+/** A tool with side effects that supports the probe. */
+export interface PatternToolDefinition<
+  S extends ToolSchema | undefined,
+  P extends AccessList,
+> extends Omit<ToolDefinition<S>, "handler">, ProbeDefinition<Infer<S>, P> {
+  /** Performs the call, acting only on the targets in `ctx.access`. */
+  handler: (
+    args: Infer<S>,
+    ctx: PatternToolContext<P>,
+  ) => CallToolResult | Promise<CallToolResult>;
+}
+
+/**
+ * Whether a call is a probe, from its context or its `_meta`.
+ *
+ * @example
+ * ```ts
+ * import { isProbe, META_PERMISSION_PATTERNS } from "@forge/toolkit";
+ *
+ * isProbe({ [META_PERMISSION_PATTERNS]: true }); // true
+ * isProbe({ meta: {} }); // false
+ * ```
+ */
+export function isProbe(
+  ctxOrMeta:
+    | { readonly meta?: Readonly<Record<string, unknown>> }
+    | Readonly<Record<string, unknown>>
+    | undefined,
+): boolean {
+  if (ctxOrMeta === undefined || ctxOrMeta === null) return false;
+  const meta = "meta" in ctxOrMeta && typeof ctxOrMeta.meta === "object"
+    ? ctxOrMeta.meta as Record<string, unknown>
+    : ctxOrMeta as Record<string, unknown>;
+  return meta?.[META_PERMISSION_PATTERNS] === true;
+}
+
+/**
+ * The patterns of an access list, flattened and checked against the grammar.
+ * A malformed pattern is a bug in the tool, so it throws a plain `Error`,
+ * which the server answers as an infrastructure failure (JSON-RPC -32603).
+ *
+ * @example
+ * ```ts
+ * import { patternsOf } from "@forge/toolkit";
+ *
+ * patternsOf(["read:a.txt", { patterns: ["delete:a", "write:b"] }]);
+ * // ["read:a.txt", "delete:a", "write:b"]
+ * ```
+ */
+export function patternsOf(access: AccessList): string[] {
+  if (!Array.isArray(access)) {
+    throw new Error(
+      `Invalid permission patterns: expected an array of patterns or accesses, got ${typeof access}`,
+    );
+  }
+  const patterns: string[] = [];
+  for (const item of access) {
+    const list = typeof item === "string" ? [item] : item?.patterns;
+    if (!Array.isArray(list)) {
+      throw new Error(
+        "Invalid permission patterns: expected a pattern string or an object with `patterns`",
+      );
+    }
+    for (const pattern of list) patterns.push(checked(pattern));
+  }
+  return patterns;
+}
+
+function checked(pattern: string): string {
+  const parts = checkPattern(pattern);
+  if (typeof parts === "string") {
+    throw new Error(
+      `Invalid permission pattern ${JSON.stringify(pattern)}: ${parts}`,
+    );
+  }
+  return pattern;
+}
+
+/**
+ * Wraps a handler so that a probe answers the patterns and never runs it,
+ * while a real call runs it with the same computed access as `ctx.access`.
+ *
+ * @example
+ * ```ts
+ * import { text, wrapProbe } from "@forge/toolkit";
+ *
+ * const handler = wrapProbe(
+ *   { patterns: (args: { path: string }) => [`write:${args.path}`] },
+ *   (args, ctx) => text(`would write ${ctx.access[0]}`),
+ * );
+ * ```
+ */
+export function wrapProbe<A, P extends AccessList>(
+  probe: ProbeDefinition<A, P>,
+  handler: (
+    args: A,
+    ctx: PatternToolContext<P>,
+  ) => CallToolResult | Promise<CallToolResult>,
+): (args: A, ctx: ToolContext) => Promise<CallToolResult> {
+  const always = (probe.always ?? []).map(checked);
+  return async (args, ctx) => {
+    const access = await probe.patterns(args, ctx);
+    const patterns = patternsOf(access);
+    if (isProbe(ctx)) {
+      return {
+        content: [],
+        _meta: { [META_PATTERNS]: patterns, [META_ALWAYS]: [...always] },
+      };
+    }
+    return await handler(args, { ...ctx, access });
+  };
+}
+
+/**
+ * Registers a side-effecting tool that supports the probe: `tools/list`
+ * marks it with `_meta["forge.supports_permission_patterns"] = true`, a
+ * probe answers its patterns without running `handler`, and a real call
+ * hands `handler` the access `patterns` computed for it.
+ *
+ * @example A file writer
+ * ```ts
+ * import { createServer, registerPatternTool, text } from "@forge/toolkit";
+ * import { z } from "zod";
+ *
+ * const server = createServer({ name: "files", version: "1.0.0" });
+ * registerPatternTool(server, {
+ *   name: "touch",
+ *   description: "Creates an empty file",
+ *   input: z.object({ path: z.string() }),
+ *   patterns: ({ path }) => [`write:${path}`],
+ *   handler: async ({ path }) => {
+ *     await Deno.writeTextFile(path, "");
+ *     return text(`created ${path}`);
+ *   },
+ * });
+ * ```
+ */
+export function registerPatternTool<
+  S extends ToolSchema | undefined,
+  P extends AccessList,
+>(
+  server: ToolServer,
+  def: PatternToolDefinition<S, P>,
+): ToolServer {
+  const { patterns, always, handler, ...tool } = def;
+  return server.tool<S>({
+    ...tool,
+    _meta: { ...tool._meta, [META_SUPPORTS_PERMISSION_PATTERNS]: true },
+    handler: wrapProbe<Infer<S>, P>({ patterns, always }, handler),
+  });
+}

@@ -1,0 +1,163 @@
+/**
+ * Tool schemas: a zod 4 schema (or any Standard Schema that can describe
+ * itself as JSON Schema), or a raw JSON Schema object, turned into the
+ * MCP-ready JSON Schema 2020-12 with an object root that `tools/list` shows.
+ *
+ * The toolkit never imports zod itself: zod 4 implements the Standard Schema
+ * and Standard JSON Schema interfaces, which is all this module relies on.
+ *
+ * @module
+ */
+
+/** The JSON Schema dialect MCP tools use. */
+export const JSON_SCHEMA_2020_12 =
+  "https://json-schema.org/draft/2020-12/schema";
+
+/** A JSON Schema document, as plain data. */
+export type JsonSchema = { [key: string]: unknown };
+
+/** One problem reported by a Standard Schema validator. */
+export interface SchemaIssue {
+  /** What is wrong, in the validator's words. */
+  readonly message: string;
+  /** Where, as keys and indexes from the root. */
+  readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>;
+  /** Further fields a validator may add (zod adds `code`, `expected`, …). */
+  readonly [field: string]: unknown;
+}
+
+/** The outcome of a Standard Schema validation. */
+export type SchemaResult<Output> =
+  | { readonly value: Output; readonly issues?: undefined }
+  | { readonly issues: ReadonlyArray<SchemaIssue> };
+
+/**
+ * The structural part of the Standard Schema interface (which zod 4,
+ * Valibot and ArkType implement) that the toolkit uses.
+ */
+export interface StandardSchema<Input = unknown, Output = Input> {
+  /** The Standard Schema properties. */
+  readonly "~standard": {
+    /** The interface version, 1. */
+    readonly version: 1;
+    /** The library that made the schema. */
+    readonly vendor: string;
+    /** Validates a value. */
+    readonly validate: (
+      value: unknown,
+    ) => SchemaResult<Output> | Promise<SchemaResult<Output>>;
+    /** Type carriers for inference; never present at run time. */
+    readonly types?:
+      | { readonly input: Input; readonly output: Output }
+      | undefined;
+    /** Standard JSON Schema: present on zod 4.2 and later. */
+    readonly jsonSchema?: {
+      /** The JSON Schema of what the schema accepts. */
+      readonly input: (options: { readonly target: string }) => JsonSchema;
+      /** The JSON Schema of what the schema produces. */
+      readonly output: (options: { readonly target: string }) => JsonSchema;
+    };
+  };
+}
+
+/** What a tool's `input` or `output` may be. */
+export type ToolSchema = StandardSchema | JsonSchema;
+
+/** The value a schema produces: its output type, or a plain record. */
+export type Infer<S> = S extends StandardSchema<unknown, infer Output> ? Output
+  : Record<string, unknown>;
+
+/**
+ * Whether a value is a Standard Schema validator rather than plain JSON Schema.
+ *
+ * @example
+ * ```ts
+ * import { isStandardSchema } from "@forge/toolkit";
+ * import { z } from "zod";
+ *
+ * isStandardSchema(z.object({})); // true
+ * isStandardSchema({ type: "object" }); // false
+ * ```
+ */
+export function isStandardSchema(value: unknown): value is StandardSchema {
+  return typeof value === "object" && value !== null && "~standard" in value &&
+    typeof (value as StandardSchema)["~standard"]?.validate === "function";
+}
+
+/** Options for {@linkcode toJsonSchema}. */
+export interface ToJsonSchemaOptions {
+  /**
+   * Describe what the schema accepts (`"input"`, for `inputSchema`) or what
+   * it produces (`"output"`, for `outputSchema`).
+   *
+   * @default {"input"}
+   */
+  io?: "input" | "output";
+}
+
+/**
+ * Converts a tool schema to MCP-ready JSON Schema 2020-12 whose root is an
+ * object, as `inputSchema` and `outputSchema` require. Throws a `TypeError`
+ * naming what came when the schema cannot be described or its root is not an
+ * object. Compute it once per tool, not per `tools/list`.
+ *
+ * @example
+ * ```ts
+ * import { toJsonSchema } from "@forge/toolkit";
+ * import { z } from "zod";
+ *
+ * const schema = toJsonSchema(z.object({ name: z.string() }));
+ * // { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object",
+ * //   properties: { name: { type: "string" } }, required: ["name"] }
+ * ```
+ */
+export function toJsonSchema(
+  schema: ToolSchema,
+  options: ToJsonSchemaOptions = {},
+): JsonSchema {
+  const io = options.io ?? "input";
+  let json: JsonSchema;
+  if (isStandardSchema(schema)) {
+    const describer = schema["~standard"].jsonSchema;
+    if (describer === undefined) {
+      throw new TypeError(
+        `Cannot describe the schema as JSON Schema: the ${
+          schema["~standard"].vendor
+        } schema does not implement Standard JSON Schema (use zod 4.2 or later, or pass a JSON Schema object)`,
+      );
+    }
+    json = describer[io]({ target: "draft-2020-12" });
+  } else if (
+    typeof schema === "object" && schema !== null && !Array.isArray(schema)
+  ) {
+    json = structuredClone(schema);
+  } else {
+    throw new TypeError(
+      `Cannot describe the schema as JSON Schema: expected a Standard Schema or a JSON Schema object, got ${
+        schema === null
+          ? "null"
+          : Array.isArray(schema)
+          ? "array"
+          : typeof schema
+      }`,
+    );
+  }
+  const declared = json.$schema;
+  if (declared !== undefined && declared !== JSON_SCHEMA_2020_12) {
+    throw new TypeError(
+      `Cannot use the schema: expected JSON Schema 2020-12, got $schema ${
+        JSON.stringify(declared)
+      }`,
+    );
+  }
+  if (json.type !== "object") {
+    throw new TypeError(
+      `Cannot use the schema for a tool: expected an object at the root, got ${
+        json.type === undefined
+          ? "no type"
+          : `type ${JSON.stringify(json.type)}`
+      }`,
+    );
+  }
+  return { $schema: JSON_SCHEMA_2020_12, ...json };
+}

@@ -1,0 +1,819 @@
+/**
+ * `createServer()`: a tool registry that keeps the wire contract, served over
+ * stdio (or any MCP transport) with a real lifecycle.
+ *
+ * The toolkit owns `tools/list` and `tools/call` on the SDK's low-level
+ * server, because the SDK's `McpServer` turns every throw into `isError`
+ * and emits draft-07 schemas. Here a returned `error()` or a thrown
+ * `ToolError` is a domain error (`isError`), anything else thrown is a
+ * JSON-RPC error whose stack goes to stderr, never to the peer.
+ *
+ * @module
+ */
+
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { decodeArguments, formatProblems } from "./args.ts";
+import {
+  META_PERMISSION_PATTERNS,
+  META_SUPPORTS_PERMISSION_PATTERNS,
+} from "./probe.ts";
+import { type CallToolResult, error, ToolError } from "./result.ts";
+import {
+  type Infer,
+  isStandardSchema,
+  type JsonSchema,
+  type StandardSchema,
+  toJsonSchema,
+  type ToolSchema,
+} from "./schema.ts";
+import type { McpTransport } from "./transport.ts";
+import { StdioTransport, type StdioTransportOptions } from "./stdio.ts";
+import { jsonType } from "./_json_type.ts";
+
+/** JSON-RPC error codes the toolkit answers with. */
+export const RPC_ERROR = {
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL_ERROR: -32603,
+  REQUEST_TIMEOUT: -32001,
+} as const;
+
+const TOOL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** The server's name and version, sent to the client at initialisation. */
+export interface ServerInfo {
+  /** A programmatic name, such as `hello`. */
+  name: string;
+  /** The server's version, such as `0.1.0`. */
+  version: string;
+  /** A human-readable name. */
+  title?: string;
+}
+
+/** Options for {@linkcode createServer}. */
+export interface ServerOptions {
+  /**
+   * Instructions for the model on how to use the server's tools.
+   *
+   * @default {undefined}
+   */
+  instructions?: string;
+  /**
+   * How long in-flight calls may run after shutdown begins (stdin EOF,
+   * SIGINT, SIGTERM, `close()`), in milliseconds; then their signals abort.
+   *
+   * @default {5000}
+   */
+  graceMs?: number;
+  /**
+   * A time limit for every tool call that sets none itself, in milliseconds.
+   *
+   * @default {undefined}
+   */
+  timeoutMs?: number;
+}
+
+/** Hints about a tool's behaviour, shown to the client in `tools/list`. */
+export interface ToolAnnotations {
+  /** A human-readable title. */
+  title?: string;
+  /** The tool does not change its environment. */
+  readOnlyHint?: boolean;
+  /** The tool may destroy or overwrite data. */
+  destructiveHint?: boolean;
+  /** Calling it twice with the same arguments has no further effect. */
+  idempotentHint?: boolean;
+  /** The tool talks to an open world, such as the web. */
+  openWorldHint?: boolean;
+}
+
+/** Log severities, as MCP's `notifications/message` names them. */
+export type LogLevel =
+  | "debug"
+  | "info"
+  | "notice"
+  | "warning"
+  | "error"
+  | "critical"
+  | "alert"
+  | "emergency";
+
+/** Logging from inside a tool call: to stderr and, as MCP log notifications, to the client. */
+export interface ToolLogger {
+  /** Logs at `debug`. */
+  debug(message: string, data?: unknown): void;
+  /** Logs at `info`. */
+  info(message: string, data?: unknown): void;
+  /** Logs at `warning`. */
+  warning(message: string, data?: unknown): void;
+  /** Logs at `error`. */
+  error(message: string, data?: unknown): void;
+  /** Logs at any level. */
+  log(level: LogLevel, message: string, data?: unknown): void;
+}
+
+/** What a handler knows about its call. */
+export interface ToolContext {
+  /** Aborted when the client cancels, the call times out or the server shuts down. */
+  readonly signal: AbortSignal;
+  /** The request's `_meta`, `{}` when it had none. */
+  readonly meta: Readonly<Record<string, unknown>>;
+  /** The JSON-RPC id of the call. */
+  readonly requestId: string | number;
+  /** The transport session, on transports that have sessions. */
+  readonly sessionId: string | undefined;
+  /** The tool being called. */
+  readonly toolName: string;
+  /**
+   * Reports progress when the client asked for it (a `progressToken`);
+   * otherwise does nothing.
+   */
+  progress(done: number, total?: number, message?: string): Promise<void>;
+  /** Logs to stderr and to the client. */
+  readonly log: ToolLogger;
+}
+
+/** A tool handler: decoded arguments in, a result out. */
+export type ToolHandler<A> = (
+  args: A,
+  ctx: ToolContext,
+) => CallToolResult | Promise<CallToolResult>;
+
+/** A tool as {@linkcode ToolServer.tool} takes it. */
+export interface ToolDefinition<
+  S extends ToolSchema | undefined = ToolSchema | undefined,
+> {
+  /** The tool's name: 1-128 of `A-Z a-z 0-9 . _ -`, unique in the server. */
+  name: string;
+  /** A human-readable title. */
+  title?: string;
+  /** What the tool does, written for the model. */
+  description: string;
+  /** The arguments: a zod 4 object schema or a JSON Schema object. */
+  input?: S;
+  /** The shape of `structuredContent`, when the tool returns it. */
+  output?: ToolSchema;
+  /** Behaviour hints for the client. */
+  annotations?: ToolAnnotations;
+  /** A time limit for one call, in milliseconds; past it the call answers a JSON-RPC error. */
+  timeoutMs?: number;
+  /** Extra metadata shown in `tools/list`. */
+  _meta?: Record<string, unknown>;
+  /** Performs the call. */
+  handler: ToolHandler<Infer<S>>;
+}
+
+/** A tool as `tools/list` shows it. */
+export interface ListedTool {
+  /** The tool's name. */
+  name: string;
+  /** A human-readable title. */
+  title?: string;
+  /** What the tool does. */
+  description: string;
+  /** JSON Schema 2020-12 of the arguments. */
+  inputSchema: JsonSchema;
+  /** JSON Schema 2020-12 of `structuredContent`. */
+  outputSchema?: JsonSchema;
+  /** Behaviour hints. */
+  annotations?: ToolAnnotations;
+  /** Extra metadata, such as probe support. */
+  _meta?: Record<string, unknown>;
+}
+
+interface RegisteredTool {
+  def: ToolDefinition;
+  listed: ListedTool;
+  schema: StandardSchema | undefined;
+  output: StandardSchema | undefined;
+  probe: boolean;
+}
+
+interface InFlight {
+  controller: AbortController;
+  done: Promise<unknown>;
+}
+
+/** A JSON-RPC error with a code, as the SDK's protocol layer sends it. */
+class RpcError extends Error {
+  code: number;
+  constructor(code: number, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** Options for {@linkcode ToolServer.serve}. */
+export interface ServeOptions extends StdioTransportOptions {
+  /**
+   * Exit the process with status 0 once the server has shut down.
+   *
+   * @default {true}
+   */
+  exit?: boolean;
+  /**
+   * Stop on SIGINT and SIGTERM (where the platform has them).
+   *
+   * @default {true}
+   */
+  handleSignals?: boolean;
+}
+
+/** What the SDK hands a `tools/call` handler, as far as the toolkit uses it. */
+interface CallParams {
+  name: string;
+  arguments?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+}
+
+interface CallExtra {
+  signal: AbortSignal;
+  requestId: string | number;
+  sessionId?: string;
+  sendNotification: (notification: {
+    method: string;
+    params: Record<string, unknown>;
+  }) => Promise<void>;
+}
+
+/** The SDK parts of one connected session. */
+interface Session {
+  mcp: McpServer;
+  transport: McpTransport;
+}
+
+/**
+ * An MCP server built from tool definitions. Make one with
+ * {@linkcode createServer}.
+ *
+ * @example
+ * ```ts
+ * import { createServer, text } from "@forge/toolkit";
+ * import { z } from "zod";
+ *
+ * const server = createServer({ name: "hello", version: "0.1.0" });
+ * server.tool({
+ *   name: "hello",
+ *   description: "Greets someone",
+ *   input: z.object({ name: z.string() }),
+ *   handler: ({ name }) => text(`Hello, ${name}!`),
+ * });
+ * // await server.serve();
+ * ```
+ */
+export class ToolServer {
+  /** The name and version the server reports. */
+  readonly info: ServerInfo;
+  #options: ServerOptions;
+  #tools = new Map<string, RegisteredTool>();
+  #listed: ListedTool[] | undefined;
+  #sessions = new Set<Session>();
+  #inFlight = new Set<InFlight>();
+  #draining = false;
+  #closed: Promise<void> | undefined;
+
+  /**
+   * Use {@linkcode createServer} instead.
+   *
+   * @param info The server's name and version.
+   * @param options Server-wide settings.
+   */
+  constructor(info: ServerInfo, options: ServerOptions = {}) {
+    if (typeof info?.name !== "string" || typeof info?.version !== "string") {
+      throw new TypeError(
+        "Cannot create server: expected info { name: string, version: string }",
+      );
+    }
+    if (options.graceMs !== undefined && !(options.graceMs >= 0)) {
+      throw new RangeError(
+        `Cannot create server: graceMs must be >= 0, got ${options.graceMs}`,
+      );
+    }
+    this.info = { ...info };
+    this.#options = { ...options };
+  }
+
+  /**
+   * Registers a tool. Names, schemas and time limits are checked here, so a
+   * mistake is a `TypeError` or `RangeError` at start-up, not at the first call.
+   *
+   * @example
+   * ```ts
+   * import { createServer, text } from "@forge/toolkit";
+   *
+   * createServer({ name: "s", version: "1" }).tool({
+   *   name: "ping",
+   *   description: "Answers pong",
+   *   handler: () => text("pong"),
+   * });
+   * ```
+   */
+  tool<S extends ToolSchema | undefined>(def: ToolDefinition<S>): this {
+    if (typeof def !== "object" || def === null) {
+      throw new TypeError(
+        `Cannot register tool: expected a definition object, got ${
+          jsonType(def)
+        }`,
+      );
+    }
+    const name = def.name;
+    if (typeof name !== "string" || !TOOL_NAME.test(name)) {
+      throw new TypeError(
+        `Cannot register tool: invalid name ${
+          JSON.stringify(name)
+        }: expected 1-128 characters of A-Z a-z 0-9 . _ -`,
+      );
+    }
+    if (this.#tools.has(name)) {
+      throw new TypeError(`Cannot register tool: duplicate name: ${name}`);
+    }
+    if (typeof def.description !== "string") {
+      throw new TypeError(
+        `Cannot register tool ${name}: expected a description string`,
+      );
+    }
+    if (typeof def.handler !== "function") {
+      throw new TypeError(
+        `Cannot register tool ${name}: expected a handler function`,
+      );
+    }
+    if (def.timeoutMs !== undefined && !(def.timeoutMs > 0)) {
+      throw new RangeError(
+        `Cannot register tool ${name}: timeoutMs must be > 0, got ${def.timeoutMs}`,
+      );
+    }
+    let inputSchema: JsonSchema;
+    let outputSchema: JsonSchema | undefined;
+    try {
+      inputSchema = def.input === undefined
+        ? {
+          $schema: "https://json-schema.org/draft/2020-12/schema",
+          type: "object",
+          properties: {},
+        }
+        : toJsonSchema(def.input);
+      outputSchema = def.output === undefined
+        ? undefined
+        : toJsonSchema(def.output, { io: "output" });
+    } catch (cause) {
+      throw new TypeError(
+        `Cannot register tool ${name}: ${(cause as Error).message}`,
+        { cause },
+      );
+    }
+    const listed: ListedTool = {
+      name,
+      description: def.description,
+      inputSchema,
+    };
+    if (def.title !== undefined) listed.title = def.title;
+    if (outputSchema !== undefined) listed.outputSchema = outputSchema;
+    if (def.annotations !== undefined) {
+      listed.annotations = { ...def.annotations };
+    }
+    if (def._meta !== undefined) listed._meta = { ...def._meta };
+    this.#tools.set(name, {
+      def: def as ToolDefinition,
+      listed,
+      schema: isStandardSchema(def.input) ? def.input : undefined,
+      output: isStandardSchema(def.output) ? def.output : undefined,
+      probe: def._meta?.[META_SUPPORTS_PERMISSION_PATTERNS] === true,
+    });
+    this.#listed = undefined;
+    for (const session of this.#sessions) {
+      session.mcp.server.sendToolListChanged().catch(() => {});
+    }
+    return this;
+  }
+
+  /**
+   * The tools as `tools/list` shows them, computed once per change.
+   *
+   * @example
+   * ```ts
+   * import { createServer, text } from "@forge/toolkit";
+   *
+   * const server = createServer({ name: "s", version: "1" });
+   * server.tool({ name: "ping", description: "pong", handler: () => text("pong") });
+   * server.listTools()[0].inputSchema.type; // "object"
+   * ```
+   */
+  listTools(): ListedTool[] {
+    this.#listed ??= [...this.#tools.values()].map((t) => t.listed);
+    return this.#listed;
+  }
+
+  /**
+   * Serves one MCP session over `transport` until it closes. `serve()` and
+   * the test client use this; call it yourself for a custom transport.
+   *
+   * @example
+   * ```ts ignore
+   * await server.connect(myTransport);
+   * ```
+   */
+  async connect(transport: McpTransport): Promise<void> {
+    const mcp = new McpServer(
+      { ...this.info },
+      {
+        capabilities: { logging: {} },
+        ...(this.#options.instructions === undefined
+          ? {}
+          : { instructions: this.#options.instructions }),
+      },
+    );
+    // Registered after construction so that McpServer does not install its own tool handlers.
+    mcp.server.registerCapabilities({ tools: { listChanged: true } });
+    mcp.server.setRequestHandler(
+      ListToolsRequestSchema,
+      () => ({ tools: this.listTools() }),
+    );
+    const session: Session = { mcp, transport };
+    mcp.server.setRequestHandler(
+      CallToolRequestSchema,
+      async (request: { params: CallParams }, extra: CallExtra) => {
+        // The SDK's result type is wider than what the toolkit produces.
+        return await this.#call(session, request.params, extra) as never;
+      },
+    );
+    this.#sessions.add(session);
+    const previous = mcp.server.onclose;
+    mcp.server.onclose = () => {
+      this.#sessions.delete(session);
+      previous?.();
+    };
+    // deno-lint-ignore no-explicit-any
+    await mcp.connect(transport as any);
+  }
+
+  async #call(
+    session: Session,
+    params: {
+      name: string;
+      arguments?: Record<string, unknown>;
+      _meta?: Record<string, unknown>;
+    },
+    extra: {
+      signal: AbortSignal;
+      requestId: string | number;
+      sessionId?: string;
+      // deno-lint-ignore no-explicit-any
+      sendNotification: (notification: any) => Promise<void>;
+    },
+  ): Promise<CallToolResult> {
+    const tool = this.#tools.get(params.name);
+    if (tool === undefined) {
+      throw new RpcError(
+        RPC_ERROR.INVALID_PARAMS,
+        `Unknown tool: ${JSON.stringify(params.name)}`,
+      );
+    }
+    const meta = params._meta ?? {};
+    const probeFlag = meta[META_PERMISSION_PATTERNS];
+    if (probeFlag !== undefined && probeFlag !== false) {
+      if (probeFlag !== true) {
+        throw new RpcError(
+          RPC_ERROR.INVALID_PARAMS,
+          `Invalid probe: _meta["${META_PERMISSION_PATTERNS}"] must be true, got ${
+            JSON.stringify(probeFlag)
+          }`,
+        );
+      }
+      if (!tool.probe) {
+        throw new RpcError(
+          RPC_ERROR.INVALID_PARAMS,
+          `Tool ${params.name} does not support permission-pattern probes: it has no side effects to approve`,
+        );
+      }
+    }
+    if (this.#draining) {
+      throw new RpcError(
+        RPC_ERROR.INTERNAL_ERROR,
+        "Server is shutting down: the call was not started",
+      );
+    }
+    const decoded = await decodeArguments(
+      params.arguments,
+      tool.listed.inputSchema,
+      {
+        schema: tool.schema,
+      },
+    );
+    if (!decoded.ok) {
+      return error(formatProblems(decoded.problems, { tool: params.name }));
+    }
+
+    const controller = new AbortController();
+    const signal = AbortSignal.any([extra.signal, controller.signal]);
+    const ctx = makeContext(session, tool.def.name, meta, signal, extra);
+    const timeoutMs = tool.def.timeoutMs ?? this.#options.timeoutMs;
+    const timer = timeoutMs === undefined ? undefined : setTimeout(() => {
+      controller.abort(
+        new RpcError(
+          RPC_ERROR.REQUEST_TIMEOUT,
+          `Tool ${tool.def.name} timed out after ${timeoutMs} ms`,
+        ),
+      );
+    }, timeoutMs);
+    const run = Promise.resolve().then(() =>
+      tool.def.handler(decoded.value, ctx)
+    );
+    const entry: InFlight = { controller, done: run.catch(() => {}) };
+    this.#inFlight.add(entry);
+    try {
+      // The answer does not wait for a handler that ignores its aborted signal.
+      const result = await Promise.race([
+        run,
+        rejectOnAbort(controller.signal),
+      ]);
+      return await this.#checkResult(tool, result);
+    } catch (cause) {
+      if (cause instanceof ToolError) return error(cause.message);
+      if (cause instanceof RpcError) throw cause;
+      const message = cause instanceof Error ? cause.message : String(cause);
+      console.error(`Tool ${tool.def.name} failed:`, cause);
+      throw new RpcError(
+        RPC_ERROR.INTERNAL_ERROR,
+        `Tool ${tool.def.name} failed: ${message}`,
+      );
+    } finally {
+      clearTimeout(timer);
+      this.#inFlight.delete(entry);
+    }
+  }
+
+  async #checkResult(
+    tool: RegisteredTool,
+    result: unknown,
+  ): Promise<CallToolResult> {
+    if (
+      typeof result !== "object" || result === null ||
+      !Array.isArray((result as CallToolResult).content)
+    ) {
+      throw new Error(
+        `invalid result: expected { content: [...] } (use text(), json() or error()), got ${
+          jsonType(result)
+        }`,
+      );
+    }
+    const call = result as CallToolResult;
+    if (tool.listed.outputSchema !== undefined && !call.isError) {
+      if (call.structuredContent === undefined) {
+        throw new Error(
+          "invalid result: the tool declares an output schema but returned no structuredContent",
+        );
+      }
+      if (tool.output !== undefined) {
+        let checked = tool.output["~standard"].validate(call.structuredContent);
+        if (checked instanceof Promise) checked = await checked;
+        if (checked.issues !== undefined) {
+          const problems = checked.issues.map((i) => i.message).join("; ");
+          throw new Error(
+            `invalid result: structuredContent does not match the output schema: ${problems}`,
+          );
+        }
+      }
+    }
+    return call;
+  }
+
+  /**
+   * Serves over stdio: JSON-RPC on stdout only (`console.log` and friends are
+   * sent to stderr while serving), until stdin ends or SIGINT/SIGTERM arrive.
+   * Then it takes no new calls, lets in-flight calls finish for `graceMs`,
+   * aborts the rest, writes every answer, and exits with status 0.
+   *
+   * @example
+   * ```ts ignore
+   * await server.serve();
+   * ```
+   */
+  async serve(options: ServeOptions = {}): Promise<void> {
+    const restoreConsole = redirectConsole();
+    const transport = new StdioTransport(options);
+    const stop = () => this.close();
+    const signals: Deno.Signal[] =
+      options.handleSignals === false || Deno.build.os === "windows"
+        ? []
+        : ["SIGINT", "SIGTERM"];
+    for (const signal of signals) Deno.addSignalListener(signal, stop);
+    const ended = new Promise<void>((resolve) => {
+      transport.onend = () => resolve(this.close());
+    });
+    try {
+      await this.connect(transport);
+      await Promise.race([ended, this.#closedPromise()]);
+      await this.close();
+    } finally {
+      for (const signal of signals) Deno.removeSignalListener(signal, stop);
+      restoreConsole();
+    }
+    if (options.exit !== false) Deno.exit(0);
+  }
+
+  #closeRequested: (() => void) | undefined;
+  #closedPromise(): Promise<void> {
+    return new Promise((resolve) => (this.#closeRequested = resolve));
+  }
+
+  /**
+   * Shuts down: no new calls, in-flight calls get `graceMs` to finish, then
+   * their signals abort; every answer is written and every session closed.
+   *
+   * @example
+   * ```ts ignore
+   * await server.close();
+   * ```
+   */
+  close(): Promise<void> {
+    this.#closed ??= this.#shutdown();
+    this.#closeRequested?.();
+    return this.#closed;
+  }
+
+  async #shutdown(): Promise<void> {
+    this.#draining = true;
+    const grace = this.#options.graceMs ?? 5000;
+    const pending = () => Promise.all([...this.#inFlight].map((f) => f.done));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const graceOver = new Promise<void>((
+      resolve,
+    ) => (timer = setTimeout(resolve, grace)));
+    await Promise.race([pending(), graceOver]);
+    clearTimeout(timer);
+    for (const call of this.#inFlight) {
+      call.controller.abort(
+        new RpcError(
+          RPC_ERROR.INTERNAL_ERROR,
+          "Server shut down before the tool finished",
+        ),
+      );
+    }
+    // Aborted calls answer at once (their answers race the abort); let them be written.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await Promise.all(
+      [...this.#sessions].map((s) => s.mcp.close().catch(() => {})),
+    );
+  }
+}
+
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else {signal.addEventListener("abort", () => reject(signal.reason), {
+        once: true,
+      });}
+  });
+}
+
+const LEVELS: readonly LogLevel[] = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+];
+
+function makeContext(
+  session: Session,
+  toolName: string,
+  meta: Record<string, unknown>,
+  signal: AbortSignal,
+  extra: CallExtra,
+): ToolContext {
+  const progressToken = meta.progressToken;
+  const log = (level: LogLevel, message: string, data?: unknown) => {
+    console.error(
+      `[${toolName}] ${level}: ${message}`,
+      ...(data === undefined ? [] : [data]),
+    );
+    if (!LEVELS.includes(level)) return;
+    if (session.mcp.server.isMessageIgnored(level, extra.sessionId)) return;
+    extra.sendNotification({
+      method: "notifications/message",
+      params: {
+        level,
+        logger: toolName,
+        data: data === undefined ? message : { message, data },
+      },
+    }).catch(() => {});
+  };
+  return {
+    signal,
+    meta,
+    requestId: extra.requestId,
+    sessionId: extra.sessionId,
+    toolName,
+    progress: async (done, total, message) => {
+      if (progressToken === undefined) return;
+      await extra.sendNotification({
+        method: "notifications/progress",
+        params: {
+          progressToken,
+          progress: done,
+          ...(total === undefined ? {} : { total }),
+          ...(message === undefined ? {} : { message }),
+        },
+      });
+    },
+    log: {
+      debug: (m, d) => log("debug", m, d),
+      info: (m, d) => log("info", m, d),
+      warning: (m, d) => log("warning", m, d),
+      error: (m, d) => log("error", m, d),
+      log,
+    },
+  };
+}
+
+/**
+ * Sends everything the console would print on stdout to stderr, so that
+ * stdout carries JSON-RPC only; returns the undo. Deno prints `count`,
+ * `table`, `dir` and the timers without going through `console.log`, so
+ * those are replaced too.
+ */
+function redirectConsole(): () => void {
+  const c = console as unknown as Record<string, unknown>;
+  const saved = Object.fromEntries(STDOUT_METHODS.map((m) => [m, c[m]]));
+  const print = console.error.bind(console);
+  const counts = new Map<string, number>();
+  const timers = new Map<string, number>();
+  const elapsed = (label: string) => {
+    const start = timers.get(label);
+    return start === undefined
+      ? `Timer "${label}" does not exist`
+      : `${label}: ${(performance.now() - start).toFixed(3)}ms`;
+  };
+  Object.assign(console, {
+    log: print,
+    info: print,
+    debug: print,
+    dirxml: print,
+    dir: (item: unknown, options?: Deno.InspectOptions) =>
+      print(Deno.inspect(item, options)),
+    table: (data: unknown) => print(Deno.inspect(data)),
+    count: (label = "default") => {
+      const n = (counts.get(label) ?? 0) + 1;
+      counts.set(label, n);
+      print(`${label}: ${n}`);
+    },
+    countReset: (label = "default") => counts.delete(label),
+    time: (label = "default") => timers.set(label, performance.now()),
+    timeLog: (label = "default", ...data: unknown[]) =>
+      print(elapsed(label), ...data),
+    timeEnd: (label = "default") => {
+      print(elapsed(label));
+      timers.delete(label);
+    },
+  });
+  return () => Object.assign(console, saved);
+}
+
+const STDOUT_METHODS = [
+  "log",
+  "info",
+  "debug",
+  "dirxml",
+  "dir",
+  "table",
+  "count",
+  "countReset",
+  "time",
+  "timeLog",
+  "timeEnd",
+] as const;
+
+/**
+ * Creates a server. Register tools with `server.tool(def)` (or
+ * `registerPatternTool` for side-effecting tools), then `await server.serve()`.
+ *
+ * @example
+ * ```ts
+ * import { createServer, text } from "@forge/toolkit";
+ * import { z } from "zod";
+ *
+ * const server = createServer({ name: "hello", version: "0.1.0" });
+ * server.tool({
+ *   name: "hello",
+ *   description: "Greets someone",
+ *   input: z.object({ name: z.string().describe("Who to greet") }),
+ *   annotations: { readOnlyHint: true },
+ *   handler: ({ name }) => text(`Hello, ${name}!`),
+ * });
+ * ```
+ */
+export function createServer(
+  info: ServerInfo,
+  options: ServerOptions = {},
+): ToolServer {
+  return new ToolServer(info, options);
+}

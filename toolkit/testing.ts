@@ -1,0 +1,351 @@
+/**
+ * An in-memory MCP client for unit-testing a server's tools without spawning
+ * a process. It speaks real JSON-RPC to the server (every message is
+ * serialised, as on a wire) and performs the `initialize` handshake.
+ *
+ * @example
+ * ```ts
+ * import { createServer, text } from "@forge/toolkit";
+ * import { connect } from "@forge/toolkit/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const server = createServer({ name: "hello", version: "0.1.0" });
+ * server.tool({ name: "ping", description: "Answers pong", handler: () => text("pong") });
+ *
+ * await using client = await connect(server);
+ * const result = await client.call("ping");
+ * assert.deepEqual(result, { content: [{ type: "text", text: "pong" }] });
+ * ```
+ *
+ * @module
+ */
+
+import {
+  META_ALWAYS,
+  META_PATTERNS,
+  META_PERMISSION_PATTERNS,
+} from "./probe.ts";
+import type { CallToolResult } from "./result.ts";
+import type { ListedTool, ToolServer } from "./server.ts";
+import type { JsonRpcId, JsonRpcMessage, McpTransport } from "./transport.ts";
+
+/** The protocol version the test client asks for. */
+export const TEST_PROTOCOL_VERSION = "2025-11-25";
+
+/** A JSON-RPC error answered by the server. */
+export class RpcError extends Error {
+  /** The JSON-RPC error code, such as -32602. */
+  readonly code: number;
+  /** The error's `data`, if any. */
+  readonly data: unknown;
+
+  /**
+   * @param code The JSON-RPC error code.
+   * @param message The error message.
+   * @param data The error's data.
+   */
+  constructor(code: number, message: string, data?: unknown) {
+    super(message);
+    this.name = "RpcError";
+    this.code = code;
+    this.data = data;
+  }
+}
+
+/** A notification the server sent, such as progress or a log message. */
+export interface ReceivedNotification {
+  /** The notification's method, such as `notifications/progress`. */
+  method: string;
+  /** Its parameters. */
+  params?: Record<string, unknown>;
+}
+
+/** Options for one call. */
+export interface CallOptions {
+  /**
+   * Extra `_meta` for the request, such as a `progressToken`.
+   *
+   * @default {undefined}
+   */
+  meta?: Record<string, unknown>;
+  /**
+   * Cancels the call: the client sends `notifications/cancelled`.
+   *
+   * @default {undefined}
+   */
+  signal?: AbortSignal;
+}
+
+/** What a probe answered. */
+export interface ProbeAnswer {
+  /** The patterns that depend on the arguments. */
+  patterns: string[];
+  /** The patterns that hold for every call. */
+  always: string[];
+}
+
+/** Options for {@linkcode connect}. */
+export interface ConnectOptions {
+  /**
+   * Capabilities the client declares at initialisation.
+   *
+   * @default {{}}
+   */
+  capabilities?: Record<string, unknown>;
+  /**
+   * Answers requests the server sends the client (`sampling/createMessage`,
+   * `elicitation/create`, `roots/list`); a thrown error answers -32603.
+   *
+   * @default {undefined}
+   */
+  onRequest?: (
+    method: string,
+    params: Record<string, unknown> | undefined,
+  ) => unknown;
+}
+
+/** An in-memory client connected to one server. */
+export interface TestClient extends AsyncDisposable {
+  /** What the server said at initialisation. */
+  readonly initializeResult: Record<string, unknown>;
+  /** Every notification received so far, in order. */
+  readonly notifications: ReceivedNotification[];
+  /** Lists the server's tools (all pages). */
+  listTools(): Promise<ListedTool[]>;
+  /** Calls a tool; a JSON-RPC error rejects with {@linkcode RpcError}. */
+  call(
+    name: string,
+    args?: Record<string, unknown>,
+    options?: CallOptions,
+  ): Promise<CallToolResult>;
+  /**
+   * Probes a pattern tool. A domain error (`isError`) rejects with an `Error`
+   * carrying its text; a JSON-RPC error rejects with {@linkcode RpcError}.
+   */
+  probe(name: string, args?: Record<string, unknown>): Promise<ProbeAnswer>;
+  /** Sends any request and returns its result. */
+  request(
+    method: string,
+    params?: Record<string, unknown>,
+    options?: CallOptions,
+  ): Promise<Record<string, unknown>>;
+  /** Disconnects. */
+  close(): Promise<void>;
+}
+
+class MemoryTransport implements McpTransport {
+  onmessage?: (message: JsonRpcMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  peer: MemoryTransport | undefined;
+  #closed = false;
+
+  start(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  send(message: JsonRpcMessage): Promise<void> {
+    if (this.#closed) {
+      return Promise.reject(new Error("Cannot send: the transport is closed"));
+    }
+    // Serialised as on a wire, so nothing is shared by reference.
+    const wire = JSON.stringify(message);
+    const peer = this.peer;
+    queueMicrotask(() => peer?.onmessage?.(JSON.parse(wire)));
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    this.onclose?.();
+    const peer = this.peer;
+    this.peer = undefined;
+    return peer?.close() ?? Promise.resolve();
+  }
+}
+
+/**
+ * Connects an in-memory client to `server` and performs the handshake.
+ *
+ * @example
+ * ```ts
+ * import { createServer, text } from "@forge/toolkit";
+ * import { connect } from "@forge/toolkit/testing";
+ *
+ * const server = createServer({ name: "s", version: "1" });
+ * server.tool({ name: "ping", description: "pong", handler: () => text("pong") });
+ * const client = await connect(server);
+ * const tools = await client.listTools(); // [{ name: "ping", … }]
+ * await client.close();
+ * ```
+ */
+export async function connect(
+  server: ToolServer,
+  options: ConnectOptions = {},
+): Promise<TestClient> {
+  const clientSide = new MemoryTransport();
+  const serverSide = new MemoryTransport();
+  clientSide.peer = serverSide;
+  serverSide.peer = clientSide;
+
+  let nextId = 1;
+  const waiting = new Map<
+    JsonRpcId,
+    {
+      resolve: (r: Record<string, unknown>) => void;
+      reject: (e: Error) => void;
+    }
+  >();
+  const notifications: ReceivedNotification[] = [];
+
+  clientSide.onmessage = (message) => {
+    if ("method" in message && "id" in message) {
+      void answerServerRequest(message.id, message.method, message.params);
+    } else if ("method" in message) {
+      notifications.push({
+        method: message.method,
+        ...(message.params ? { params: message.params } : {}),
+      });
+    } else if ("error" in message) {
+      const entry = message.id === null ? undefined : waiting.get(message.id);
+      if (entry !== undefined) {
+        waiting.delete(message.id!);
+        entry.reject(
+          new RpcError(
+            message.error.code,
+            message.error.message,
+            message.error.data,
+          ),
+        );
+      }
+    } else {
+      const entry = waiting.get(message.id);
+      waiting.delete(message.id);
+      entry?.resolve(message.result);
+    }
+  };
+  clientSide.onclose = () => {
+    for (const entry of waiting.values()) {
+      entry.reject(new Error("Connection closed"));
+    }
+    waiting.clear();
+  };
+
+  async function answerServerRequest(
+    id: JsonRpcId,
+    method: string,
+    params?: Record<string, unknown>,
+  ) {
+    try {
+      if (options.onRequest === undefined) {
+        throw new RpcError(-32601, `Method not found: ${method}`);
+      }
+      const result = await options.onRequest(method, params);
+      await clientSide.send({
+        jsonrpc: "2.0",
+        id,
+        result: (result ?? {}) as Record<string, unknown>,
+      });
+    } catch (error) {
+      const code = error instanceof RpcError ? error.code : -32603;
+      await clientSide.send({
+        jsonrpc: "2.0",
+        id,
+        error: { code, message: (error as Error).message },
+      })
+        .catch(() => {});
+    }
+  }
+
+  function request(
+    method: string,
+    params?: Record<string, unknown>,
+    callOptions: CallOptions = {},
+  ): Promise<Record<string, unknown>> {
+    const id = nextId++;
+    const withMeta = callOptions.meta === undefined ? params : {
+      ...params,
+      _meta: {
+        ...(params?._meta as Record<string, unknown>),
+        ...callOptions.meta,
+      },
+    };
+    return new Promise((resolve, reject) => {
+      waiting.set(id, { resolve, reject });
+      callOptions.signal?.addEventListener("abort", () => {
+        waiting.delete(id);
+        reject(callOptions.signal!.reason);
+        clientSide.send({
+          jsonrpc: "2.0",
+          method: "notifications/cancelled",
+          params: { requestId: id, reason: String(callOptions.signal!.reason) },
+        }).catch(() => {});
+      }, { once: true });
+      clientSide.send({
+        jsonrpc: "2.0",
+        id,
+        method,
+        ...(withMeta ? { params: withMeta } : {}),
+      })
+        .catch(reject);
+    });
+  }
+
+  await server.connect(serverSide);
+  const initializeResult = await request("initialize", {
+    protocolVersion: TEST_PROTOCOL_VERSION,
+    capabilities: options.capabilities ?? {},
+    clientInfo: { name: "forge-test-client", version: "0.1.0" },
+  });
+  await clientSide.send({
+    jsonrpc: "2.0",
+    method: "notifications/initialized",
+  });
+
+  const client: TestClient = {
+    initializeResult,
+    notifications,
+    async listTools() {
+      const tools: ListedTool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await request(
+          "tools/list",
+          cursor === undefined ? {} : { cursor },
+        );
+        tools.push(...page.tools as ListedTool[]);
+        cursor = page.nextCursor as string | undefined;
+      } while (cursor !== undefined);
+      return tools;
+    },
+    async call(name, args, callOptions) {
+      return await request(
+        "tools/call",
+        { name, arguments: args ?? {} },
+        callOptions,
+      ) as unknown as CallToolResult;
+    },
+    async probe(name, args) {
+      const result = await request("tools/call", {
+        name,
+        arguments: args ?? {},
+        _meta: { [META_PERMISSION_PATTERNS]: true },
+      }) as unknown as CallToolResult;
+      if (result.isError) {
+        const text = result.content.map((c) => c.type === "text" ? c.text : "")
+          .join("\n");
+        throw new Error(`Probe answered a domain error: ${text}`);
+      }
+      const meta = result._meta ?? {};
+      return {
+        patterns: meta[META_PATTERNS] as string[],
+        always: meta[META_ALWAYS] as string[],
+      };
+    },
+    request,
+    close: () => clientSide.close(),
+    [Symbol.asyncDispose]: () => clientSide.close(),
+  };
+  return client;
+}
