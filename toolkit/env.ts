@@ -582,16 +582,10 @@ function makeVar<T>(
   return Object.freeze({ name, expected, secret, read });
 }
 
-function rangeText(
-  min: number,
-  max: number,
-  show: (n: number) => string,
-  low: number,
-  high: number,
-): string {
-  if (min > low && max < high) return ` from ${show(min)} to ${show(max)}`;
-  if (min > low) return ` >= ${show(min)}`;
-  if (max < high) return ` <= ${show(max)}`;
+function rangeText(min: number, max: number): string {
+  if (min > -Infinity && max < Infinity) return ` from ${min} to ${max}`;
+  if (min > -Infinity) return ` >= ${min}`;
+  if (max < Infinity) return ` <= ${max}`;
   return "";
 }
 
@@ -626,7 +620,7 @@ function declareNumber(
     );
   }
   const expected = (integer ? "an integer" : "a number") +
-    rangeText(min, max, String, -Infinity, Infinity);
+    rangeText(min, max);
   const accept = (n: number): boolean =>
     (integer ? Number.isSafeInteger(n) : Number.isFinite(n)) && n >= min &&
     n <= max;
