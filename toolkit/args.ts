@@ -650,6 +650,7 @@ export function optionalString(
   args: RawArguments,
   name: string,
 ): string | undefined;
+/** Reads an optional string argument, `fallback` when absent. */
 export function optionalString(
   args: RawArguments,
   name: string,
@@ -778,6 +779,7 @@ export function optionalBoolean(
   args: RawArguments,
   name: string,
 ): boolean | undefined;
+/** Reads an optional boolean argument, `fallback` when absent. */
 export function optionalBoolean(
   args: RawArguments,
   name: string,

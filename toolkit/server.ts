@@ -2,20 +2,39 @@
  * `createServer()`: a tool registry that keeps the wire contract, served over
  * stdio (or any MCP transport) with a real lifecycle.
  *
- * The toolkit owns `tools/list` and `tools/call` on the SDK's low-level
- * server, because the SDK's `McpServer` turns every throw into `isError`
- * and emits draft-07 schemas. Here a returned `error()` or a thrown
+ * The toolkit owns `tools/list` and `tools/call` (and resources, prompts
+ * and completion) on the SDK's low-level server, because the SDK's
+ * `McpServer` turns every throw into `isError` and emits draft-07 schemas. Here a returned `error()` or a thrown
  * `ToolError` is a domain error (`isError`), anything else thrown is a
  * JSON-RPC error whose stack goes to stderr, never to the peer.
  *
  * @module
  */
 
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { Server } from "@modelcontextprotocol/sdk/server";
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
+  CreateMessageResultSchema,
+  ElicitResultSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { type PromptDefinition, PromptRegistry } from "./prompts.ts";
+import {
+  ProtocolError,
+  type RequestContext,
+  type ResourceDefinition,
+  ResourceRegistry,
+  type ResourceTemplateDefinition,
+} from "./resources.ts";
 import { decodeArguments, formatProblems } from "./args.ts";
 import {
   META_PERMISSION_PATTERNS,
@@ -137,6 +156,70 @@ export interface ToolContext {
   progress(done: number, total?: number, message?: string): Promise<void>;
   /** Logs to stderr and to the client. */
   readonly log: ToolLogger;
+  /**
+   * Asks the client's model for a completion (`sampling/createMessage`).
+   * Rejects when the client did not declare the `sampling` capability.
+   */
+  sample(params: SamplingParams): Promise<SamplingResult>;
+  /**
+   * Asks the user for input through the client (`elicitation/create`).
+   * Rejects when the client did not declare the `elicitation` capability.
+   */
+  elicit(params: ElicitationParams): Promise<ElicitationResult>;
+}
+
+/** A message in a sampling request or result. */
+export interface SamplingMessage {
+  /** Who speaks. */
+  role: "user" | "assistant";
+  /** What is said: text, image or audio. */
+  content: { type: string; [field: string]: unknown };
+}
+
+/** The parameters of `sampling/createMessage`. */
+export interface SamplingParams {
+  /** The conversation so far. */
+  messages: SamplingMessage[];
+  /** The most tokens the model may produce. */
+  maxTokens: number;
+  /** A system prompt. */
+  systemPrompt?: string;
+  /** Further MCP fields: `modelPreferences`, `temperature`, `stopSequences`, … */
+  [field: string]: unknown;
+}
+
+/** What the client's model answered. */
+export interface SamplingResult {
+  /** Who spoke (the model: `assistant`). */
+  role: "user" | "assistant";
+  /** What it said. */
+  content: { type: string; [field: string]: unknown };
+  /** The model that answered. */
+  model: string;
+  /** Why it stopped. */
+  stopReason?: string;
+  /** Further fields. */
+  [field: string]: unknown;
+}
+
+/** The parameters of `elicitation/create` (form mode). */
+export interface ElicitationParams {
+  /** What to ask the user. */
+  message: string;
+  /** A flat JSON Schema object of the fields to fill in. */
+  requestedSchema: Record<string, unknown>;
+  /** Further MCP fields. */
+  [field: string]: unknown;
+}
+
+/** What the user answered. */
+export interface ElicitationResult {
+  /** Whether the user accepted, declined or dismissed the request. */
+  action: "accept" | "decline" | "cancel";
+  /** The values, when accepted. */
+  content?: Record<string, unknown>;
+  /** Further fields. */
+  [field: string]: unknown;
 }
 
 /** A tool handler: decoded arguments in, a result out. */
@@ -200,15 +283,6 @@ interface InFlight {
   done: Promise<unknown>;
 }
 
-/** A JSON-RPC error with a code, as the SDK's protocol layer sends it. */
-class RpcError extends Error {
-  code: number;
-  constructor(code: number, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
-
 /** Options for {@linkcode ToolServer.serve}. */
 export interface ServeOptions extends StdioTransportOptions {
   /**
@@ -240,12 +314,26 @@ interface CallExtra {
     method: string;
     params: Record<string, unknown>;
   }) => Promise<void>;
+  sendRequest: (
+    request: { method: string; params: Record<string, unknown> },
+    // deno-lint-ignore no-explicit-any
+    resultSchema: any,
+  ) => Promise<unknown>;
 }
 
-/** The SDK parts of one connected session. */
+/** One connected session: the SDK's protocol object and what it subscribed to. */
 interface Session {
-  mcp: McpServer;
+  server: Server;
   transport: McpTransport;
+  subscriptions: Set<string>;
+  /** The least severe level the client wants; everything until it says. */
+  logLevel: LogLevel | undefined;
+}
+
+interface CompleteParams {
+  ref: { type: string; name?: string; uri?: string };
+  argument: { name: string; value: string };
+  context?: { arguments?: Record<string, string> };
 }
 
 /**
@@ -272,6 +360,8 @@ export class ToolServer {
   readonly info: ServerInfo;
   #options: ServerOptions;
   #tools = new Map<string, RegisteredTool>();
+  #resources = new ResourceRegistry();
+  #prompts = new PromptRegistry();
   #listed: ListedTool[] | undefined;
   #sessions = new Set<Session>();
   #inFlight = new Set<InFlight>();
@@ -386,9 +476,7 @@ export class ToolServer {
       probe: def._meta?.[META_SUPPORTS_PERMISSION_PATTERNS] === true,
     });
     this.#listed = undefined;
-    for (const session of this.#sessions) {
-      session.mcp.server.sendToolListChanged().catch(() => {});
-    }
+    this.#notify("notifications/tools/list_changed");
     return this;
   }
 
@@ -419,57 +507,260 @@ export class ToolServer {
    * ```
    */
   async connect(transport: McpTransport): Promise<void> {
-    const mcp = new McpServer(
-      { ...this.info },
-      {
-        capabilities: { logging: {} },
-        ...(this.#options.instructions === undefined
-          ? {}
-          : { instructions: this.#options.instructions }),
+    const capabilities: Record<string, Record<string, unknown>> = {
+      tools: { listChanged: true },
+    };
+    if (this.#resources.size > 0) {
+      capabilities.resources = { subscribe: true, listChanged: true };
+    }
+    if (this.#prompts.size > 0) capabilities.prompts = { listChanged: true };
+    if (this.#resources.completes || this.#prompts.completes) {
+      capabilities.completions = {};
+    }
+    const server = new Server({ ...this.info }, {
+      capabilities,
+      ...(this.#options.instructions === undefined
+        ? {}
+        : { instructions: this.#options.instructions }),
+    });
+    // Declared after construction so that the toolkit, not the SDK, keeps the level.
+    server.registerCapabilities({ logging: {} });
+    const session: Session = {
+      server,
+      transport,
+      subscriptions: new Set(),
+      logLevel: undefined,
+    };
+    server.setRequestHandler(
+      SetLevelRequestSchema,
+      (request: { params: { level: string } }) => {
+        const level = request.params.level as LogLevel;
+        if (!LEVELS.includes(level)) {
+          throw new ProtocolError(
+            RPC_ERROR.INVALID_PARAMS,
+            `Invalid log level: expected one of ${LEVELS.join(", ")}, got ${
+              JSON.stringify(level)
+            }`,
+          );
+        }
+        session.logLevel = level;
+        return {};
       },
     );
-    // Registered after construction so that McpServer does not install its own tool handlers.
-    mcp.server.registerCapabilities({ tools: { listChanged: true } });
-    mcp.server.setRequestHandler(
+    const context = (extra: CallExtra): RequestContext => ({
+      signal: extra.signal,
+      sessionId: extra.sessionId,
+    });
+    server.setRequestHandler(
       ListToolsRequestSchema,
       () => ({ tools: this.listTools() }),
     );
-    const session: Session = { mcp, transport };
-    mcp.server.setRequestHandler(
+    server.setRequestHandler(
       CallToolRequestSchema,
       async (request: { params: CallParams }, extra: CallExtra) => {
         // The SDK's result type is wider than what the toolkit produces.
         return await this.#call(session, request.params, extra) as never;
       },
     );
+    if (capabilities.resources) {
+      server.setRequestHandler(
+        ListResourcesRequestSchema,
+        async (_: unknown, extra: CallExtra) => ({
+          resources: await this.#resources.list(context(extra)),
+        }),
+      );
+      server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+        resourceTemplates: this.#resources.templates(),
+      }));
+      server.setRequestHandler(
+        ReadResourceRequestSchema,
+        async (request: { params: { uri: string } }, extra: CallExtra) =>
+          ({
+            contents: await this.#resources.read(
+              request.params.uri,
+              context(extra),
+            ),
+          }) as never,
+      );
+      server.setRequestHandler(
+        SubscribeRequestSchema,
+        (request: { params: { uri: string } }) => {
+          session.subscriptions.add(request.params.uri);
+          return {};
+        },
+      );
+      server.setRequestHandler(
+        UnsubscribeRequestSchema,
+        (request: { params: { uri: string } }) => {
+          session.subscriptions.delete(request.params.uri);
+          return {};
+        },
+      );
+    }
+    if (capabilities.prompts) {
+      server.setRequestHandler(
+        ListPromptsRequestSchema,
+        () => ({ prompts: this.#prompts.list() }),
+      );
+      server.setRequestHandler(
+        GetPromptRequestSchema,
+        async (
+          request: {
+            params: { name: string; arguments?: Record<string, unknown> };
+          },
+          extra: CallExtra,
+        ) =>
+          await this.#prompts.get(
+            request.params.name,
+            request.params.arguments,
+            context(extra),
+          ) as never,
+      );
+    }
+    if (capabilities.completions) {
+      server.setRequestHandler(
+        CompleteRequestSchema,
+        (request: { params: CompleteParams }) => this.#complete(request.params),
+      );
+    }
     this.#sessions.add(session);
-    const previous = mcp.server.onclose;
-    mcp.server.onclose = () => {
+    const previous = server.onclose;
+    server.onclose = () => {
       this.#sessions.delete(session);
       previous?.();
     };
     // deno-lint-ignore no-explicit-any
-    await mcp.connect(transport as any);
+    await server.connect(transport as any);
+  }
+
+  async #complete(
+    params: CompleteParams,
+  ): Promise<{ completion: Record<string, unknown> }> {
+    const { ref, argument } = params;
+    const completer = ref.type === "ref/prompt"
+      ? this.#prompts.completer(ref.name ?? "", argument.name)
+      : ref.type === "ref/resource"
+      ? this.#resources.completer(ref.uri ?? "", argument.name)
+      : null;
+    if (completer === null) {
+      throw new ProtocolError(
+        RPC_ERROR.INVALID_PARAMS,
+        `Cannot complete: unknown ${
+          ref.type === "ref/prompt" ? "prompt" : "reference"
+        }: ${JSON.stringify(ref.name ?? ref.uri)}`,
+      );
+    }
+    const values = completer === undefined
+      ? []
+      : await completer(argument.value, {
+        arguments: params.context?.arguments ?? {},
+      });
+    // MCP caps one completion answer at 100 values.
+    return {
+      completion: {
+        values: values.slice(0, 100),
+        total: values.length,
+        hasMore: values.length > 100,
+      },
+    };
+  }
+
+  /**
+   * Registers a fixed resource, listed by `resources/list` and read by
+   * `resources/read`.
+   *
+   * @example
+   * ```ts
+   * import { createServer } from "@forge/toolkit";
+   *
+   * createServer({ name: "s", version: "1" }).resource({
+   *   uri: "config://app",
+   *   name: "app-config",
+   *   mimeType: "application/json",
+   *   read: (uri) => ({ uri: uri.href, text: "{}" }),
+   * });
+   * ```
+   */
+  resource(def: ResourceDefinition): this {
+    this.#resources.add(def);
+    this.#notify("notifications/resources/list_changed");
+    return this;
+  }
+
+  /**
+   * Registers a family of resources named by a URI template, with optional
+   * listing and completion of its variables.
+   *
+   * @example
+   * ```ts
+   * import { createServer } from "@forge/toolkit";
+   *
+   * createServer({ name: "s", version: "1" }).resourceTemplate({
+   *   uriTemplate: "notes://{name}",
+   *   name: "note",
+   *   complete: { name: (typed) => ["todo", "ideas"].filter((n) => n.startsWith(typed)) },
+   *   read: (uri, { name }) => ({ uri: uri.href, text: `# ${name}` }),
+   * });
+   * ```
+   */
+  resourceTemplate(def: ResourceTemplateDefinition): this {
+    this.#resources.addTemplate(def);
+    this.#notify("notifications/resources/list_changed");
+    return this;
+  }
+
+  /**
+   * Registers a prompt, listed by `prompts/list` and rendered by `prompts/get`.
+   *
+   * @example
+   * ```ts
+   * import { createServer } from "@forge/toolkit";
+   *
+   * createServer({ name: "s", version: "1" }).prompt({
+   *   name: "review",
+   *   arguments: [{ name: "code", required: true }],
+   *   handler: ({ code }) => ({
+   *     messages: [{ role: "user", content: { type: "text", text: `Review:\n${code}` } }],
+   *   }),
+   * });
+   * ```
+   */
+  prompt(def: PromptDefinition): this {
+    this.#prompts.add(def);
+    this.#notify("notifications/prompts/list_changed");
+    return this;
+  }
+
+  /**
+   * Tells every session subscribed to `uri` that the resource changed.
+   *
+   * @example
+   * ```ts ignore
+   * await server.resourceUpdated("config://app");
+   * ```
+   */
+  async resourceUpdated(uri: string): Promise<void> {
+    await Promise.all(
+      [...this.#sessions].filter((s) => s.subscriptions.has(uri)).map((s) =>
+        s.server.sendResourceUpdated({ uri }).catch(() => {})
+      ),
+    );
+  }
+
+  #notify(method: string): void {
+    for (const session of this.#sessions) {
+      session.server.notification({ method }).catch(() => {});
+    }
   }
 
   async #call(
     session: Session,
-    params: {
-      name: string;
-      arguments?: Record<string, unknown>;
-      _meta?: Record<string, unknown>;
-    },
-    extra: {
-      signal: AbortSignal;
-      requestId: string | number;
-      sessionId?: string;
-      // deno-lint-ignore no-explicit-any
-      sendNotification: (notification: any) => Promise<void>;
-    },
+    params: CallParams,
+    extra: CallExtra,
   ): Promise<CallToolResult> {
     const tool = this.#tools.get(params.name);
     if (tool === undefined) {
-      throw new RpcError(
+      throw new ProtocolError(
         RPC_ERROR.INVALID_PARAMS,
         `Unknown tool: ${JSON.stringify(params.name)}`,
       );
@@ -478,7 +769,7 @@ export class ToolServer {
     const probeFlag = meta[META_PERMISSION_PATTERNS];
     if (probeFlag !== undefined && probeFlag !== false) {
       if (probeFlag !== true) {
-        throw new RpcError(
+        throw new ProtocolError(
           RPC_ERROR.INVALID_PARAMS,
           `Invalid probe: _meta["${META_PERMISSION_PATTERNS}"] must be true, got ${
             JSON.stringify(probeFlag)
@@ -486,14 +777,14 @@ export class ToolServer {
         );
       }
       if (!tool.probe) {
-        throw new RpcError(
+        throw new ProtocolError(
           RPC_ERROR.INVALID_PARAMS,
           `Tool ${params.name} does not support permission-pattern probes: it has no side effects to approve`,
         );
       }
     }
     if (this.#draining) {
-      throw new RpcError(
+      throw new ProtocolError(
         RPC_ERROR.INTERNAL_ERROR,
         "Server is shutting down: the call was not started",
       );
@@ -515,7 +806,7 @@ export class ToolServer {
     const timeoutMs = tool.def.timeoutMs ?? this.#options.timeoutMs;
     const timer = timeoutMs === undefined ? undefined : setTimeout(() => {
       controller.abort(
-        new RpcError(
+        new ProtocolError(
           RPC_ERROR.REQUEST_TIMEOUT,
           `Tool ${tool.def.name} timed out after ${timeoutMs} ms`,
         ),
@@ -535,10 +826,10 @@ export class ToolServer {
       return await this.#checkResult(tool, result);
     } catch (cause) {
       if (cause instanceof ToolError) return error(cause.message);
-      if (cause instanceof RpcError) throw cause;
+      if (cause instanceof ProtocolError) throw cause;
       const message = cause instanceof Error ? cause.message : String(cause);
       console.error(`Tool ${tool.def.name} failed:`, cause);
-      throw new RpcError(
+      throw new ProtocolError(
         RPC_ERROR.INTERNAL_ERROR,
         `Tool ${tool.def.name} failed: ${message}`,
       );
@@ -649,7 +940,7 @@ export class ToolServer {
     clearTimeout(timer);
     for (const call of this.#inFlight) {
       call.controller.abort(
-        new RpcError(
+        new ProtocolError(
           RPC_ERROR.INTERNAL_ERROR,
           "Server shut down before the tool finished",
         ),
@@ -658,7 +949,7 @@ export class ToolServer {
     // Aborted calls answer at once (their answers race the abort); let them be written.
     await new Promise((resolve) => setTimeout(resolve, 0));
     await Promise.all(
-      [...this.#sessions].map((s) => s.mcp.close().catch(() => {})),
+      [...this.#sessions].map((s) => s.server.close().catch(() => {})),
     );
   }
 }
@@ -696,8 +987,10 @@ function makeContext(
       `[${toolName}] ${level}: ${message}`,
       ...(data === undefined ? [] : [data]),
     );
-    if (!LEVELS.includes(level)) return;
-    if (session.mcp.server.isMessageIgnored(level, extra.sessionId)) return;
+    const wanted = session.logLevel;
+    if (
+      wanted !== undefined && LEVELS.indexOf(level) < LEVELS.indexOf(wanted)
+    ) return;
     extra.sendNotification({
       method: "notifications/message",
       params: {
@@ -725,6 +1018,16 @@ function makeContext(
         },
       });
     },
+    sample: async (params) =>
+      await extra.sendRequest(
+        { method: "sampling/createMessage", params },
+        CreateMessageResultSchema,
+      ) as SamplingResult,
+    elicit: async (params) =>
+      await extra.sendRequest(
+        { method: "elicitation/create", params },
+        ElicitResultSchema,
+      ) as ElicitationResult,
     log: {
       debug: (m, d) => log("debug", m, d),
       info: (m, d) => log("info", m, d),

@@ -12,6 +12,7 @@ export const PATTERN_VERBS: readonly string[] = [
 
 const EXTENSION_VERB = /^x-[a-z0-9][a-z0-9-]*$/;
 // C0 controls, DEL and C1 controls.
+// deno-lint-ignore no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
 
 /** A pattern split into its verb and target. */

@@ -1,0 +1,153 @@
+/**
+ * Prompts: what `prompts/list` and `prompts/get` answer, and argument
+ * completion for prompts. The server wires these to the protocol.
+ *
+ * @module
+ */
+
+import type { Completer, RequestContext } from "./resources.ts";
+import { ProtocolError } from "./resources.ts";
+import type { Content } from "./result.ts";
+
+/** One argument of a prompt; MCP prompt arguments are strings. */
+export interface PromptArgument {
+  /** The argument's name. */
+  name: string;
+  /** What it means. */
+  description?: string;
+  /**
+   * Whether `prompts/get` must carry it.
+   *
+   * @default {false}
+   */
+  required?: boolean;
+  /** Suggests values from what was typed so far. */
+  complete?: Completer;
+}
+
+/** One message of a rendered prompt. */
+export interface PromptMessage {
+  /** Who speaks. */
+  role: "user" | "assistant";
+  /** What is said. */
+  content: Content;
+}
+
+/** What `prompts/get` answers. */
+export interface PromptResult {
+  /** A description of the rendered prompt. */
+  description?: string;
+  /** The messages. */
+  messages: PromptMessage[];
+  /** Extra metadata. */
+  _meta?: Record<string, unknown>;
+}
+
+/** A prompt, as `server.prompt()` takes it. */
+export interface PromptDefinition {
+  /** The prompt's name, unique in the server. */
+  name: string;
+  /** A human-readable title. */
+  title?: string;
+  /** What the prompt is for. */
+  description?: string;
+  /** Its arguments. */
+  arguments?: PromptArgument[];
+  /** Renders the prompt from its arguments. */
+  handler: (
+    args: Record<string, string>,
+    ctx: RequestContext,
+  ) => PromptResult | Promise<PromptResult>;
+}
+
+/** The prompts of one server. */
+export class PromptRegistry {
+  #prompts = new Map<string, PromptDefinition>();
+
+  /** How many prompts are registered. */
+  get size(): number {
+    return this.#prompts.size;
+  }
+
+  /** Whether any argument has a completer. */
+  get completes(): boolean {
+    return [...this.#prompts.values()].some((p) =>
+      p.arguments?.some((a) => a.complete !== undefined)
+    );
+  }
+
+  /** Adds a prompt; a duplicate or malformed one is a `TypeError`. */
+  add(def: PromptDefinition): void {
+    if (typeof def?.name !== "string" || typeof def.handler !== "function") {
+      throw new TypeError("Cannot register prompt: expected { name, handler }");
+    }
+    if (this.#prompts.has(def.name)) {
+      throw new TypeError(
+        `Cannot register prompt: duplicate name: ${def.name}`,
+      );
+    }
+    this.#prompts.set(def.name, def);
+  }
+
+  /** `prompts/list`. */
+  list(): Record<string, unknown>[] {
+    return [...this.#prompts.values()].map((
+      { handler: _, arguments: args, ...prompt },
+    ) => ({
+      ...prompt,
+      ...(args === undefined ? {} : {
+        arguments: args.map(({ complete: _c, ...a }) => ({
+          ...a,
+          required: a.required === true,
+        })),
+      }),
+    }));
+  }
+
+  /** `prompts/get`: checks the arguments, then renders. */
+  async get(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    ctx: RequestContext,
+  ): Promise<PromptResult> {
+    const prompt = this.#prompts.get(name);
+    if (prompt === undefined) {
+      throw new ProtocolError(
+        -32602,
+        `Unknown prompt: ${JSON.stringify(name)}`,
+      );
+    }
+    const given = args ?? {};
+    const problems: string[] = [];
+    const declared = prompt.arguments ?? [];
+    for (const arg of declared) {
+      const value = given[arg.name];
+      if (value === undefined) {
+        if (arg.required) problems.push(`${arg.name}: required`);
+      } else if (typeof value !== "string") {
+        problems.push(`${arg.name}: expected string, got ${typeof value}`);
+      }
+    }
+    for (const key of Object.keys(given)) {
+      if (!declared.some((a) => a.name === key)) {
+        problems.push(`${key}: unknown argument`);
+      }
+    }
+    if (problems.length > 0) {
+      throw new ProtocolError(
+        -32602,
+        `Invalid arguments for prompt ${JSON.stringify(name)}: ${
+          problems.join("; ")
+        }`,
+      );
+    }
+    return await prompt.handler(given as Record<string, string>, ctx);
+  }
+
+  /** The completer of a prompt argument; `null` when the prompt is unknown. */
+  completer(name: string, argument: string): Completer | undefined | null {
+    const prompt = this.#prompts.get(name);
+    if (prompt === undefined) return null;
+    return prompt.arguments?.find((a) => a.name === argument)?.complete;
+  }
+}
