@@ -1,0 +1,348 @@
+import assert from "node:assert/strict";
+import { type Spawned, spawnServer } from "./testdata/e2e.ts";
+
+function assertAllJsonRpc(server: Spawned): void {
+  for (const line of server.lines) {
+    const message = JSON.parse(line);
+    assert.equal(message.jsonrpc, "2.0", `not JSON-RPC: ${line}`);
+  }
+}
+
+async function stop(server: Spawned): Promise<Deno.CommandStatus> {
+  await server.closeStdin().catch(() => {});
+  return await server.status;
+}
+
+Deno.test("serve() over stdio answers results, domain errors and JSON-RPC errors as the contract says", async (t) => {
+  const server = await spawnServer();
+  await t.step("success", async () => {
+    const response = await server.request("tools/call", {
+      name: "echo",
+      arguments: { text: "hi" },
+    });
+    assert.deepEqual(response.result, {
+      content: [{ type: "text", text: "hi" }],
+    });
+  });
+  await t.step("error() and a thrown ToolError give isError", async () => {
+    const refused = await server.request("tools/call", {
+      name: "refuse",
+      arguments: {},
+    });
+    assert.deepEqual(refused.result, {
+      content: [{ type: "text", text: "not allowed: /etc" }],
+      isError: true,
+    });
+    const missing = await server.request("tools/call", {
+      name: "missing",
+      arguments: {},
+    });
+    assert.deepEqual(missing.result, {
+      content: [{ type: "text", text: "not found: notes/todo.md" }],
+      isError: true,
+    });
+  });
+  await t.step(
+    "a thrown Error gives -32603 without the stack, which goes to stderr",
+    async () => {
+      const response = await server.request("tools/call", {
+        name: "boom",
+        arguments: {},
+      });
+      const error = response.error as { code: number; message: string };
+      assert.equal(error.code, -32603);
+      assert.match(error.message, /database connection refused/);
+      assert.doesNotMatch(error.message, /\bat\b.*\.ts:\d+/);
+      assert.match(
+        server.stderr(),
+        /database connection refused[\s\S]*stdio_server\.ts:\d+/,
+      );
+    },
+  );
+  await t.step("an unknown tool is a JSON-RPC error", async () => {
+    const response = await server.request("tools/call", {
+      name: "nope",
+      arguments: {},
+    });
+    assert.equal((response.error as { code: number }).code, -32602);
+  });
+  await t.step(
+    "invalid arguments give isError naming each argument",
+    async () => {
+      const response = await server.request("tools/call", {
+        name: "echo",
+        arguments: { txt: "hi" },
+      });
+      const result = response.result as {
+        isError: boolean;
+        content: { text: string }[];
+      };
+      assert.equal(result.isError, true);
+      assert.equal(
+        result.content[0].text,
+        'Invalid arguments for tool "echo":\ntext: required\ntxt: unknown argument; did you mean "text"?',
+      );
+    },
+  );
+  await t.step(
+    "tools/list shows 2020-12 object schemas and the probe flag on pattern tools only",
+    async () => {
+      const response = await server.request("tools/list", {});
+      const tools =
+        (response.result as { tools: Record<string, unknown>[] }).tools;
+      for (const tool of tools) {
+        const schema = tool.inputSchema as Record<string, unknown>;
+        assert.equal(
+          schema.$schema,
+          "https://json-schema.org/draft/2020-12/schema",
+        );
+        assert.equal(schema.type, "object");
+        const flagged = (tool._meta as Record<string, unknown> | undefined)?.[
+          "forge.supports_permission_patterns"
+        ];
+        assert.equal(
+          flagged === true,
+          tool.name === "write_file",
+          `flag on ${tool.name}`,
+        );
+      }
+    },
+  );
+  await t.step(
+    "a probe answers patterns without running the tool",
+    async () => {
+      const response = await server.request("tools/call", {
+        name: "write_file",
+        arguments: { path: "a.txt", content: "hi" },
+        _meta: { "forge.permission_patterns": true },
+      });
+      assert.deepEqual(response.result, {
+        content: [],
+        _meta: { "forge.patterns": ["write:a.txt"], "forge.always": [] },
+      });
+    },
+  );
+  assert.equal((await stop(server)).code, 0);
+  assertAllJsonRpc(server);
+});
+
+Deno.test("serve() keeps serving after malformed lines, wrong shapes and oversized messages", async (t) => {
+  const server = await spawnServer({ MAX_BYTES: String(2 * 1024 * 1024) });
+  await t.step("a line that is not JSON gets -32700 with id null", async () => {
+    await server.write("{not json\n");
+    const response = await server.response(null);
+    assert.equal((response.error as { code: number }).code, -32700);
+  });
+  await t.step("invalid UTF-8 gets -32700", async () => {
+    const before = server.lines.length;
+    await server.write(new Uint8Array([0xff, 0xfe, 0x7b, 0x0a]));
+    const echoed = await server.request("tools/call", {
+      name: "echo",
+      arguments: { text: "alive" },
+    });
+    assert.equal(
+      (echoed.result as { content: { text: string }[] }).content[0].text,
+      "alive",
+    );
+    const errors = server.lines.slice(before).map((l) => JSON.parse(l)).filter((
+      m,
+    ) => m.error?.code === -32700);
+    assert.equal(errors.length, 1);
+    assert.match(errors[0].error.message, /UTF-8/);
+  });
+  await t.step(
+    "wrong JSON-RPC shapes get -32600, with the id when it has one",
+    async () => {
+      await server.write(
+        JSON.stringify({ jsonrpc: "1.0", id: 7, method: "ping" }) + "\n",
+      );
+      assert.equal(
+        ((await server.response(7)).error as { code: number }).code,
+        -32600,
+      );
+      await server.write(
+        JSON.stringify({ jsonrpc: "2.0", id: 8, method: 42 }) + "\n",
+      );
+      assert.equal(
+        ((await server.response(8)).error as { code: number }).code,
+        -32600,
+      );
+      await server.write(
+        JSON.stringify([{ jsonrpc: "2.0", id: 9, method: "ping" }]) + "\n",
+      );
+      await server.write("42\n");
+      const echoed = await server.request("tools/call", {
+        name: "echo",
+        arguments: { text: "still" },
+      });
+      assert.equal(
+        (echoed.result as { content: { text: string }[] }).content[0].text,
+        "still",
+      );
+      const invalid = server.lines.map((l) => JSON.parse(l)).filter((m) =>
+        m.error?.code === -32600
+      );
+      assert.equal(invalid.length, 4);
+    },
+  );
+  await t.step("a 1 MiB argument is answered", async () => {
+    const big = "x".repeat(1024 * 1024);
+    const response = await server.request("tools/call", {
+      name: "length",
+      arguments: { text: big },
+    });
+    assert.equal(
+      (response.result as { content: { text: string }[] }).content[0].text,
+      String(big.length),
+    );
+  });
+  await t.step(
+    "a message over the limit gets an error with its id, and serving goes on",
+    async () => {
+      const huge = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 77,
+        method: "tools/call",
+        params: {
+          name: "echo",
+          arguments: { text: "y".repeat(3 * 1024 * 1024) },
+        },
+      });
+      await server.write(huge + "\n");
+      const response = await server.response(77);
+      const error = response.error as { code: number; message: string };
+      assert.equal(error.code, -32600);
+      assert.match(error.message, /exceeds the limit of 2097152 bytes/);
+      const echoed = await server.request("tools/call", {
+        name: "echo",
+        arguments: { text: "after" },
+      });
+      assert.equal(
+        (echoed.result as { content: { text: string }[] }).content[0].text,
+        "after",
+      );
+    },
+  );
+  assert.equal((await stop(server)).code, 0);
+  assertAllJsonRpc(server);
+});
+
+Deno.test("serve() sends console output to stderr so stdout stays JSON-RPC only", async () => {
+  const server = await spawnServer();
+  const response = await server.request("tools/call", {
+    name: "chatty",
+    arguments: {},
+  });
+  assert.deepEqual(response.result, {
+    content: [{ type: "text", text: "done" }],
+  });
+  assert.equal((await stop(server)).code, 0);
+  assertAllJsonRpc(server);
+  const stderr = server.stderr();
+  for (
+    const expected of [
+      "console.log from a handler",
+      "console.info from a handler",
+      "nested",
+      "dir: true",
+      "calls: 1",
+      "t: ",
+    ]
+  ) {
+    assert.ok(stderr.includes(expected), `stderr lacks ${expected}: ${stderr}`);
+  }
+});
+
+Deno.test("serve() answers 1000 concurrent calls", async () => {
+  const server = await spawnServer();
+  const payload = Array.from({ length: 1000 }, (_, i) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: i,
+      method: "tools/call",
+      params: { name: "echo", arguments: { text: `n${i}` } },
+    }) + "\n").join("");
+  await server.write(payload);
+  for (let i = 0; i < 1000; i++) {
+    const response = await server.response(i);
+    assert.equal(
+      (response.result as { content: { text: string }[] }).content[0].text,
+      `n${i}`,
+    );
+  }
+  assert.equal((await stop(server)).code, 0);
+  assertAllJsonRpc(server);
+});
+
+Deno.test("serve() on stdin EOF writes the in-flight answer, then exits 0", async () => {
+  const server = await spawnServer();
+  await server.write(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "slow", arguments: { ms: 300 } },
+    }) + "\n",
+  );
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const status = await stop(server);
+  assert.equal(status.code, 0);
+  const answer = server.lines.map((l) => JSON.parse(l)).find((m) => m.id === 1);
+  assert.deepEqual(answer?.result, {
+    content: [{ type: "text", text: "slept 300" }],
+  });
+});
+
+Deno.test("serve() on SIGTERM writes the in-flight answer, refuses new calls, then exits 0", async () => {
+  const server = await spawnServer();
+  await server.write(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "slow", arguments: { ms: 400 } },
+    }) + "\n",
+  );
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  server.kill("SIGTERM");
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await server.write(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "echo", arguments: { text: "late" } },
+    }) + "\n",
+  ).catch(() => {});
+  const status = await server.status;
+  assert.equal(status.code, 0);
+  const messages = server.lines.map((l) => JSON.parse(l));
+  assert.deepEqual(messages.find((m) => m.id === 1)?.result, {
+    content: [{ type: "text", text: "slept 400" }],
+  });
+  const late = messages.find((m) => m.id === 2);
+  if (late !== undefined) assert.match(late.error.message, /shutting down/);
+});
+
+Deno.test("serve() aborts calls still running after the grace period and still answers them", async () => {
+  const server = await spawnServer({ GRACE_MS: "100" });
+  await server.write(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "slow", arguments: { ms: 60_000 } },
+    }) + "\n",
+  );
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const started = performance.now();
+  const status = await stop(server);
+  assert.equal(status.code, 0);
+  assert.ok(
+    performance.now() - started < 10_000,
+    "exit was not bounded by the grace period",
+  );
+  const answer = server.lines.map((l) => JSON.parse(l)).find((m) => m.id === 1);
+  assert.equal(answer?.error?.code, -32603);
+  assert.match(answer?.error?.message, /shut down before the tool finished/);
+});
