@@ -126,7 +126,17 @@ export function toJsonSchema(
         } schema does not implement Standard JSON Schema (use zod 4.2 or later, or pass a JSON Schema object)`,
       );
     }
-    json = describer[io]({ target: "draft-2020-12" });
+    try {
+      json = describer[io]({ target: "draft-2020-12" });
+    } catch (cause) {
+      // zod throws a plain Error for dates, transforms and the like.
+      throw new TypeError(
+        `Cannot describe the schema as JSON Schema: ${
+          cause instanceof Error ? cause.message : String(cause)
+        }`,
+        { cause },
+      );
+    }
   } else if (
     typeof schema === "object" && schema !== null && !Array.isArray(schema)
   ) {
