@@ -1,0 +1,643 @@
+import assert from "node:assert/strict";
+import {
+  canonicalPath,
+  escapeGlob,
+  execAccess,
+  fileAccess,
+  netAccess,
+} from "./patterns.ts";
+import { Policy } from "./matcher.ts";
+import { ToolError } from "./result.ts";
+import { checkPattern } from "../validate/pattern.ts";
+
+/** What a case expects: the exact output, or a ToolError whose message matches. */
+type Expect = string | readonly string[] | { refused: RegExp };
+
+function refused(pattern: RegExp): { refused: RegExp } {
+  return { refused: pattern };
+}
+
+function check(run: () => unknown, expect: Expect): void {
+  if (typeof expect === "object" && "refused" in expect) {
+    assert.throws(run, (error: unknown) => {
+      assert.ok(error instanceof ToolError, `expected a ToolError: ${error}`);
+      assert.match(error.message, expect.refused);
+      return true;
+    });
+  } else {
+    assert.deepStrictEqual(run(), expect);
+  }
+}
+
+// Root /w, no file system: the lexical rules. Each case: input → pattern.
+const PATH_CASES: [string, string, Expect][] = [
+  ["a dot-dot inside the root collapses", "./sub/../a.txt", "write:a.txt"],
+  ["a doubled slash collapses", "sub//a.txt", "write:sub/a.txt"],
+  [
+    "a dot-dot leaving the root is refused",
+    "../secret",
+    refused(
+      /^path: "\.\.\/secret" leaves the root \/w: expected a path inside it$/,
+    ),
+  ],
+  [
+    "an absolute path inside the root is relative",
+    "/w/src/x.ts",
+    "write:src/x.ts",
+  ],
+  [
+    "a sibling sharing the prefix stays outside",
+    "/w-evil/x",
+    "write:/w-evil/x",
+  ],
+  ["a longer sibling name stays outside", "/wx", "write:/wx"],
+  [
+    "a NUL is refused",
+    "a\0.txt",
+    refused(/^path: "a\\u0000.txt" contains a NUL character at offset 1: /),
+  ],
+  ["a file named * is escaped", "*", "write:\\*"],
+  ["brackets in a name are escaped", "src/[ab].ts", "write:src/\\[ab\\].ts"],
+  ["braces in a name are escaped", "{a,b}.txt", "write:\\{a,b\\}.txt"],
+  ["a question mark is escaped", "a?.txt", "write:a\\?.txt"],
+  ["a backslash is escaped", "back\\slash", "write:back\\\\slash"],
+  ["a ** name is two escaped stars", "**/x", "write:\\*\\*/x"],
+  ["an NFD name becomes NFC", "cafe\u0301.txt", "write:caf\u00e9.txt"],
+  ["an NFC name stays NFC", "caf\u00e9.txt", "write:caf\u00e9.txt"],
+  [
+    "an empty path is refused",
+    "",
+    refused(/^path: the path is empty: expected a file path/),
+  ],
+  ["the root itself is .", ".", "write:."],
+  ["the root spelled absolutely is .", "/w", "write:."],
+  ["the root with a trailing slash is .", "/w/", "write:."],
+  ["a name and its dot-dot is the root", "sub/..", "write:."],
+  ["a lone ./ is the root", "./", "write:."],
+  [
+    "an absolute dot-dot out of the root is refused",
+    "/w/..",
+    refused(/^path: "\/w\/\.\." leaves the root \/w/),
+  ],
+  [
+    "a deeper dot-dot out of the root is refused",
+    "a/../../b",
+    refused(/leaves the root \/w/),
+  ],
+  [
+    "an absolute climb out through the root is refused",
+    "/w/a/../../etc/passwd",
+    refused(/leaves the root \/w/),
+  ],
+  ["an absolute path entering the root is relative", "/etc/../w/a", "write:a"],
+  ["a dot-dot at / stays at /", "/..", "write:/"],
+  ["a sibling and back is inside", "/w-evil/../w/x", "write:x"],
+  ["leading double slashes collapse", "//w//x", "write:x"],
+  [
+    "a tab is refused",
+    "a\tb",
+    refused(/contains the control character U\+0009 at offset 1/),
+  ],
+  ["DEL is refused", "a\u007f", refused(/U\+007F/)],
+  ["a C1 control is refused", "a\u0085b", refused(/U\+0085/)],
+  ["a line feed is refused", "a\nb", refused(/U\+000A/)],
+  ["three dots are a name", ".../x", "write:.../x"],
+  ["spaces are kept", "a b.txt", "write:a b.txt"],
+  ["case is kept", "Case.TXT", "write:Case.TXT"],
+  ["the root's case matters", "/W/x", "write:/W/x"],
+  ["a colon in a name is kept", "a:b", "write:a:b"],
+];
+
+Deno.test("canonicalPath() names each spelling of a file by one canonical pattern", async (t) => {
+  for (const [name, input, expect] of PATH_CASES) {
+    await t.step(`${name}: ${JSON.stringify(input)}`, () => {
+      check(() => `write:${escapeGlob(canonicalPath("/w", input))}`, expect);
+    });
+  }
+});
+
+Deno.test("canonicalPath() normalises the root and checks it", async (t) => {
+  await t.step("a root with dots and slashes is normalised", () => {
+    assert.equal(canonicalPath("/w//./x/..", "/w/a"), "a");
+  });
+  await t.step("with root / everything is relative", () => {
+    assert.equal(canonicalPath("/", "/etc/x"), "etc/x");
+    assert.throws(() => canonicalPath("/", "../x"), ToolError);
+  });
+  await t.step("a relative root is a TypeError", () => {
+    assert.throws(
+      () => canonicalPath("w", "a"),
+      new TypeError(
+        'Cannot canonicalise a path: root must be an absolute path, got "w"',
+      ),
+    );
+  });
+  await t.step("a non-string path is a TypeError", () => {
+    assert.throws(
+      () => canonicalPath("/w", 3 as unknown as string),
+      /must be a string, got number/,
+    );
+  });
+});
+
+// Seeded so a failure reproduces; mulberry32.
+function prng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const PIECES = [
+  "a",
+  "b",
+  "..",
+  ".",
+  "",
+  "w",
+  "w-evil",
+  "*",
+  "[x]",
+  "{y}",
+  "\\",
+  " ",
+  "e\u0301",
+  "\u00e9",
+  "...",
+  "?",
+];
+
+Deno.test("canonicalPath() is idempotent and never escapes the root, for random paths", () => {
+  const random = prng(20240605);
+  let accepted = 0;
+  for (let n = 0; n < 5000; n++) {
+    const count = 1 + Math.floor(random() * 7);
+    const parts = Array.from(
+      { length: count },
+      () => PIECES[Math.floor(random() * PIECES.length)],
+    );
+    const input = (random() < 0.3 ? "/" : "") + parts.join("/");
+    if (input === "") continue;
+    let name: string;
+    try {
+      name = canonicalPath("/w", input);
+    } catch (error) {
+      assert.ok(error instanceof ToolError, `${input}: ${error}`);
+      assert.match(error.message, /leaves the root \/w/, input);
+      continue;
+    }
+    accepted++;
+    assert.equal(canonicalPath("/w", name), name, `idempotent: ${input}`);
+    assert.equal(name, name.normalize("NFC"), `NFC: ${input}`);
+    const segments = name.split("/");
+    assert.ok(!segments.includes(".."), `no dot-dot: ${input} → ${name}`);
+    if (!input.startsWith("/")) {
+      assert.ok(!name.startsWith("/"), `stays inside: ${input} → ${name}`);
+    }
+    const pattern = `write:${escapeGlob(name)}`;
+    assert.equal(typeof checkPattern(pattern), "object", pattern);
+  }
+  assert.ok(accepted > 1000, `too few accepted paths: ${accepted}`);
+});
+
+const NET_CASES: [string, string, Expect, string?][] = [
+  [
+    "case, trailing dot and default port",
+    "https://EXAMPLE.com.:443/a",
+    ["net:https://example.com"],
+    "https://example.com/a",
+  ],
+  [
+    "userinfo hiding another host",
+    "https://u:p@evil.com@good.com/",
+    refused(
+      /^url: "https:\/\/u:p@evil.com@good.com\/" carries user information/,
+    ),
+  ],
+  ["empty userinfo", "http://@x.com", refused(/carries user information/)],
+  [
+    "a decimal IPv4",
+    "http://2130706433/",
+    ["net:http://127.0.0.1"],
+    "http://127.0.0.1/",
+  ],
+  ["a hex short IPv4", "http://0x7f.1/", ["net:http://127.0.0.1"]],
+  ["a short IPv4", "http://127.1", ["net:http://127.0.0.1"]],
+  ["an octal IPv4", "http://0177.0.0.1", ["net:http://127.0.0.1"]],
+  [
+    "an IPv4-mapped IPv6",
+    "http://[::ffff:127.0.0.1]:8080/x",
+    ["net:http://127.0.0.1:8080"],
+    "http://127.0.0.1:8080/x",
+  ],
+  ["a long IPv6", "http://[0:0::1]/", ["net:http://\\[::1\\]"]],
+  [
+    "an IDN host is punycoded",
+    "https://b\u00fccher.de",
+    ["net:https://xn--bcher-kva.de"],
+    "https://xn--bcher-kva.de/",
+  ],
+  [
+    "a wildcard host",
+    "https://*.example.com",
+    refused(/contains "\*": expected one concrete host/),
+  ],
+  [
+    "a javascript: URL",
+    "javascript:alert(1)",
+    refused(
+      /^url: scheme "javascript:" of "javascript:alert\(1\)" is refused: expected http, https, ws or wss$/,
+    ),
+  ],
+  ["a file: URL", "file:///etc/passwd", refused(/scheme "file:"/)],
+  ["an ftp: URL", "ftp://x.com/", refused(/scheme "ftp:"/)],
+  [
+    "a percent escape in the host",
+    "http://ex%61mple.com/",
+    refused(/contains "%": expected a plain host name/),
+  ],
+  ["ws default port", "ws://x.com:80", ["net:ws://x.com"]],
+  ["wss other port", "wss://x.com:8443", ["net:wss://x.com:8443"]],
+  ["upper-case scheme and host", "HTTP://X.COM", ["net:http://x.com"]],
+  [
+    "no scheme",
+    "example.com",
+    refused(
+      /^url: "example.com" is not an absolute URL: expected scheme:\/\/host/,
+    ),
+  ],
+  ["an empty label", "http://a..b/", refused(/has an empty label/)],
+  ["a leading dot", "http://.a.com/", refused(/has an empty label/)],
+  ["a bang in the host", "http://a!b.com/", refused(/contains "!"/)],
+  ["braces in the host", "http://a{b}.com/", refused(/contains "\{"/)],
+  [
+    "a control character",
+    "http://x.com/\n",
+    refused(/contains the control character U\+000A/),
+  ],
+  [
+    "backslashes as slashes",
+    "http:\\\\x.com\\y",
+    ["net:http://x.com"],
+    "http://x.com/y",
+  ],
+  ["query and fragment are not in the pattern", "https://x.com/p?q=1#f", [
+    "net:https://x.com",
+  ], "https://x.com/p?q=1#f"],
+];
+
+Deno.test("netAccess() names each spelling of a host by one pattern and keeps the URL to fetch", async (t) => {
+  for (const [name, input, expect, href] of NET_CASES) {
+    await t.step(`${name}: ${JSON.stringify(input)}`, () => {
+      check(() => netAccess(input).patterns, expect);
+      if (href !== undefined) assert.equal(netAccess(input).url.href, href);
+    });
+  }
+});
+
+Deno.test("netAccess() honours its options", async (t) => {
+  await t.step("schemes restricts what is accepted", () => {
+    assert.throws(
+      () => netAccess("http://x.com", { schemes: ["https"] }),
+      new ToolError(
+        'url: scheme "http:" of "http://x.com" is refused: expected https',
+      ),
+    );
+    assert.deepEqual(
+      netAccess("https://x.com", { schemes: ["https"] }).patterns,
+      [
+        "net:https://x.com",
+      ],
+    );
+  });
+  await t.step("an unknown scheme option is a RangeError", () => {
+    assert.throws(
+      () => netAccess("https://x.com", { schemes: ["ftp" as "http"] }),
+      RangeError,
+    );
+  });
+  await t.step("argument names the argument in messages", () => {
+    assert.throws(
+      () => netAccess("nope", { argument: "endpoint" }),
+      /^ToolError: endpoint: "nope" is not an absolute URL/,
+    );
+  });
+  await t.step("the URL cannot be changed through the target", () => {
+    const target = netAccess("https://x.com/a");
+    target.url.hostname = "evil.com";
+    assert.equal(target.url.href, "https://x.com/a");
+  });
+});
+
+const EXEC_CASES: [string, unknown, Expect][] = [
+  [
+    "a shell string",
+    "rm -rf x",
+    refused(/^argv: got the shell string "rm -rf x": expected an argv array/),
+  ],
+  ["plain words", ["rm", "-rf", "x"], ["exec:rm -rf x"]],
+  ["a space inside an argument", ["rm", "-rf x"], ["exec:rm -rf\\ x"]],
+  ["an empty argument", ["echo", ""], ['exec:echo ""']],
+  ["no arguments", ["echo"], ["exec:echo"]],
+  ["a line feed", ["printf", "a\nb"], ["exec:printf a\\nb"]],
+  ["a glob argument", ["ls", "*"], ["exec:ls \\*"]],
+  ["quotes", ["echo", 'say "hi"'], ['exec:echo say\\ \\"hi\\"']],
+  ["a backslash", ["echo", "a\\b"], ["exec:echo a\\\\b"]],
+  ["an escape sequence", ["echo", "\u001b[0m"], ["exec:echo \\u{1b}\\[0m"]],
+  [
+    "a program by path is also named by its base name",
+    ["/bin/rm", "-rf", "x"],
+    ["exec:/bin/rm -rf x", "exec:rm -rf x"],
+  ],
+  ["a relative program path", ["./rm", "x"], ["exec:./rm x", "exec:rm x"]],
+  ["an NFD argument becomes NFC", ["cat", "cafe\u0301"], [
+    "exec:cat caf\u00e9",
+  ]],
+  ["an empty argv", [], refused(/^argv: the argv array is empty/)],
+  ["an empty program", [""], refused(/^argv\[0\]: the program is empty/)],
+  [
+    "a NUL in an argument",
+    ["rm", "a\0"],
+    refused(/^argv\[1\]: "a\\u0000" contains a NUL character/),
+  ],
+  ["a directory as program", ["bin/"], refused(/ends with "\/"/)],
+];
+
+Deno.test("execAccess() names argv so that no two argument lists share a pattern", async (t) => {
+  for (const [name, input, expect] of EXEC_CASES) {
+    await t.step(`${name}: ${JSON.stringify(input)}`, () => {
+      check(() => execAccess(input as string[]).patterns, expect);
+    });
+  }
+  await t.step("program and args are what to run", () => {
+    const run = execAccess(["git", "log", "-n", "1"]);
+    assert.equal(run.program, "git");
+    assert.deepEqual(run.args, ["log", "-n", "1"]);
+    run.args.push("--all");
+    assert.deepEqual(run.args, ["log", "-n", "1"]);
+  });
+  await t.step("a non-string word is a TypeError", () => {
+    assert.throws(
+      () => execAccess(["rm", 1 as unknown as string]),
+      new TypeError(
+        "Cannot build an exec target: argv[1] must be a string, got number",
+      ),
+    );
+  });
+});
+
+const WORDS = ["", " ", "a", "a b", '"', '""', "\\", "*", "-rf", "\n", "x y z"];
+
+Deno.test("execAccess() is injective over random argv arrays", () => {
+  const random = prng(7);
+  const seen = new Map<string, string>();
+  for (let n = 0; n < 5000; n++) {
+    const argv = Array.from(
+      { length: 1 + Math.floor(random() * 4) },
+      () => WORDS[Math.floor(random() * WORDS.length)],
+    );
+    argv[0] = argv[0] || "p";
+    const [pattern] = execAccess(argv).patterns;
+    const key = JSON.stringify(argv);
+    const before = seen.get(pattern);
+    assert.ok(before === undefined || before === key, `${before} vs ${key}`);
+    seen.set(pattern, key);
+    assert.equal(typeof checkPattern(pattern), "object", pattern);
+  }
+});
+
+// ---------------------------------------------------------------- file system
+
+interface Sandbox extends AsyncDisposable {
+  root: string;
+  outside: string;
+}
+
+/** A temp dir holding the root `w/` (with `sub/`) and a sibling `outside/`. */
+async function sandbox(): Promise<Sandbox> {
+  const base = await Deno.realPath(await Deno.makeTempDir());
+  await Deno.mkdir(`${base}/w/sub`, { recursive: true });
+  await Deno.mkdir(`${base}/outside`);
+  return {
+    root: `${base}/w`,
+    outside: `${base}/outside`,
+    [Symbol.asyncDispose]: () => Deno.remove(base, { recursive: true }),
+  };
+}
+
+Deno.test("fileAccess() resolves targets on the real file system", async (t) => {
+  await using box = await sandbox();
+  const { root, outside } = box;
+  const files = fileAccess(root);
+  await Deno.writeTextFile(`${outside}/secret.txt`, "s");
+  await Deno.symlink(`${outside}/secret.txt`, `${root}/link.txt`);
+  await Deno.symlink("/etc", `${root}/etc-link`);
+  await Deno.symlink(outside, `${root}/out`);
+  await Deno.symlink("sub", `${root}/alias`);
+  await Deno.symlink(`${outside}/not-yet/file`, `${root}/dangling`);
+  await Deno.symlink("loop-b", `${root}/loop-a`);
+  await Deno.symlink("loop-a", `${root}/loop-b`);
+  await Deno.writeTextFile(`${root}/*`, "star");
+
+  await t.step("a plain new file", async () => {
+    const target = await files.write("./sub/../a.txt");
+    assert.deepEqual(target.patterns, ["write:a.txt"]);
+    assert.equal(target.path, `${root}/a.txt`);
+    assert.equal(target.target, "a.txt");
+    assert.equal(target.verb, "write");
+  });
+  await t.step(
+    "a link inside the root to a file outside names its real target",
+    async () => {
+      const target = await files.write("link.txt");
+      assert.deepEqual(target.patterns, [
+        "write:link.txt",
+        `write:${outside}/secret.txt`,
+      ]);
+      assert.equal(target.path, `${outside}/secret.txt`);
+    },
+  );
+  await t.step(
+    "a deny on that real target wins over an allow on the root",
+    async () => {
+      const policy = new Policy({
+        allow: ["write:**"],
+        deny: [`write:${escapeGlob(outside)}/**`],
+      });
+      const target = await files.write("link.txt");
+      const result = policy.evaluate(target.patterns);
+      assert.equal(result.decision, "deny");
+      assert.deepEqual(result.patterns.map((p) => p.decision), [
+        "allow",
+        "deny",
+      ]);
+    },
+  );
+  await t.step(
+    "a new file under a link to /etc is write:/etc/new",
+    async () => {
+      const target = await files.write("etc-link/new");
+      assert.deepEqual(target.patterns, [
+        "write:etc-link/new",
+        "write:/etc/new",
+      ]);
+      assert.equal(target.path, "/etc/new");
+    },
+  );
+  await t.step(
+    "a link inside the root to inside the root names both",
+    async () => {
+      const target = await files.read("alias/x.md");
+      assert.deepEqual(target.patterns, ["read:alias/x.md", "read:sub/x.md"]);
+      assert.equal(target.path, `${root}/sub/x.md`);
+    },
+  );
+  await t.step(
+    "a dangling link is followed to where a write would land",
+    async () => {
+      const target = await files.write("dangling");
+      assert.deepEqual(target.patterns, [
+        "write:dangling",
+        `write:${outside}/not-yet/file`,
+      ]);
+    },
+  );
+  await t.step(
+    "the handler writes exactly where the pattern points",
+    async () => {
+      const target = await files.write("out/written.txt");
+      assert.deepEqual(target.patterns, [
+        "write:out/written.txt",
+        `write:${outside}/written.txt`,
+      ]);
+      await Deno.writeTextFile(target.path, "ok");
+      assert.equal(await Deno.readTextFile(`${outside}/written.txt`), "ok");
+    },
+  );
+  await t.step("deleting a link names the link, not its target", async () => {
+    const target = await files.delete("link.txt");
+    assert.deepEqual(target.patterns, ["delete:link.txt"]);
+    assert.equal(target.path, `${root}/link.txt`);
+  });
+  await t.step(
+    "a rename emits delete of the source and write of the destination",
+    async () => {
+      const move = await files.rename("a.txt", "sub/b.txt");
+      assert.deepEqual(move.patterns, ["delete:a.txt", "write:sub/b.txt"]);
+      assert.equal(move.from.path, `${root}/a.txt`);
+      assert.equal(move.to.path, `${root}/sub/b.txt`);
+    },
+  );
+  await t.step(
+    "a rename into a link out of the root names the real destination",
+    async () => {
+      const move = await files.rename("sub/b.txt", "out/b.txt");
+      assert.deepEqual(move.patterns, [
+        "delete:sub/b.txt",
+        "write:out/b.txt",
+        `write:${outside}/b.txt`,
+      ]);
+    },
+  );
+  await t.step("rename errors name the from and to arguments", async () => {
+    await assert.rejects(
+      files.rename("../x", "y"),
+      new ToolError(
+        `from: "../x" leaves the root ${root}: expected a path inside it`,
+      ),
+    );
+    await assert.rejects(
+      files.rename("x", ""),
+      /^ToolError: to: the path is empty/,
+    );
+  });
+  await t.step(
+    "an absolute path inside the root is root-relative",
+    async () => {
+      const target = await files.read(`${root}/sub/x.ts`);
+      assert.deepEqual(target.patterns, ["read:sub/x.ts"]);
+    },
+  );
+  await t.step(
+    "a sibling directory sharing the prefix is outside",
+    async () => {
+      await Deno.mkdir(`${root}-evil`, { recursive: true });
+      const target = await files.write(`${root}-evil/x`);
+      assert.deepEqual(target.patterns, [`write:${root}-evil/x`]);
+    },
+  );
+  await t.step("a file named * on disk is escaped", async () => {
+    const target = await files.read("*");
+    assert.deepEqual(target.patterns, ["read:\\*"]);
+    assert.equal(await Deno.readTextFile(target.path), "star");
+  });
+  await t.step(
+    "NFD and NFC spellings give one pattern and one path",
+    async () => {
+      const nfd = await files.write("cafe\u0301.txt");
+      const nfc = await files.write("caf\u00e9.txt");
+      assert.deepEqual(nfd.patterns, ["write:caf\u00e9.txt"]);
+      assert.deepEqual(nfd, nfc);
+    },
+  );
+  await t.step("a link loop is refused", async () => {
+    await assert.rejects(
+      files.write("loop-a/x"),
+      /^ToolError: path: cannot resolve "loop-a\/x": too many levels of symbolic links/,
+    );
+  });
+  await t.step(
+    "leaving the root is refused before touching the disk",
+    async () => {
+      await assert.rejects(
+        files.write("../outside/secret.txt", { argument: "file" }),
+        new ToolError(
+          `file: "../outside/secret.txt" leaves the root ${root}: expected a path inside it`,
+        ),
+      );
+    },
+  );
+  await t.step("a path through a file is named as spelled", async () => {
+    const target = await files.write("*/x");
+    assert.deepEqual(target.patterns, ["write:\\*/x"]);
+  });
+});
+
+Deno.test("fileAccess() keeps root-relative names when the root is a link", async () => {
+  await using box = await sandbox();
+  const { root } = box;
+  const linked = `${root}-link`;
+  await Deno.symlink(root, linked);
+  const files = fileAccess(linked);
+  const relative = await files.write("sub/a.txt");
+  assert.deepEqual(relative.patterns, ["write:sub/a.txt"]);
+  assert.equal(relative.path, `${root}/sub/a.txt`);
+  const viaReal = await files.write(`${root}/sub/a.txt`);
+  assert.deepEqual(viaReal.patterns, ["write:sub/a.txt"]);
+  const fromUrl = fileAccess(new URL(`file://${linked}/`));
+  assert.deepEqual((await fromUrl.read("sub")).patterns, ["read:sub"]);
+});
+
+Deno.test("fileAccess() reports a missing root and retries once it exists", async () => {
+  await using box = await sandbox();
+  const { root } = box;
+  const later = `${root}/later`;
+  const files = fileAccess(later);
+  await assert.rejects(
+    files.read("a"),
+    new Error(`Cannot resolve file root: directory does not exist: ${later}`),
+  );
+  await Deno.mkdir(later);
+  assert.deepEqual((await files.read("a")).patterns, ["read:a"]);
+  await Deno.writeTextFile(`${root}/plain`, "");
+  await assert.rejects(
+    fileAccess(`${root}/plain`).read("a"),
+    /^Error: Cannot resolve file root: not a directory: /,
+  );
+  assert.throws(
+    () => fileAccess("relative/root"),
+    /^TypeError: Cannot create file access: root must be an absolute path, got "relative\/root"$/,
+  );
+});
