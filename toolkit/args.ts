@@ -220,7 +220,12 @@ function issuePath(issue: SchemaIssue): PropertyKey[] {
   );
 }
 
-function describeIssue(issue: SchemaIssue, input: unknown): ArgumentProblem[] {
+function describeIssue(
+  schemaIssue: SchemaIssue,
+  input: unknown,
+): ArgumentProblem[] {
+  // zod's issues carry `code`, `expected`, `values`, … beyond the standard fields.
+  const issue = schemaIssue as SchemaIssue & Record<string, unknown>;
   const path = issuePath(issue);
   const value = valueAt(input, path);
   const at = (
@@ -263,7 +268,7 @@ function describeIssue(issue: SchemaIssue, input: unknown): ArgumentProblem[] {
   }
 }
 
-function describeBound(issue: SchemaIssue): string {
+function describeBound(issue: Record<string, unknown>): string {
   const small = issue.code === "too_small";
   const limit = small ? issue.minimum : issue.maximum;
   const inclusive = issue.inclusive !== false;

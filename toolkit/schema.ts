@@ -16,14 +16,15 @@ export const JSON_SCHEMA_2020_12 =
 /** A JSON Schema document, as plain data. */
 export type JsonSchema = { [key: string]: unknown };
 
-/** One problem reported by a Standard Schema validator. */
+/**
+ * One problem reported by a Standard Schema validator. Validators may add
+ * fields (zod adds `code`, `expected`, …); they are read where present.
+ */
 export interface SchemaIssue {
   /** What is wrong, in the validator's words. */
   readonly message: string;
   /** Where, as keys and indexes from the root. */
   readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>;
-  /** Further fields a validator may add (zod adds `code`, `expected`, …). */
-  readonly [field: string]: unknown;
 }
 
 /** The outcome of a Standard Schema validation. */

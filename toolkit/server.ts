@@ -13,19 +13,8 @@
 
 import { Server } from "@modelcontextprotocol/sdk/server";
 import {
-  CallToolRequestSchema,
-  CompleteRequestSchema,
   CreateMessageResultSchema,
   ElicitResultSchema,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
-  SetLevelRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { type PromptDefinition, PromptRegistry } from "./prompts.ts";
 import {
@@ -531,96 +520,98 @@ export class ToolServer {
       subscriptions: new Set(),
       logLevel: undefined,
     };
-    server.setRequestHandler(
-      SetLevelRequestSchema,
-      (request: { params: { level: string } }) => {
-        const level = request.params.level as LogLevel;
-        if (!LEVELS.includes(level)) {
-          throw new ProtocolError(
-            RPC_ERROR.INVALID_PARAMS,
-            `Invalid log level: expected one of ${LEVELS.join(", ")}, got ${
-              JSON.stringify(level)
-            }`,
-          );
-        }
-        session.logLevel = level;
-        return {};
-      },
-    );
+    const handle = rawHandlers(server);
     const context = (extra: CallExtra): RequestContext => ({
       signal: extra.signal,
       sessionId: extra.sessionId,
     });
-    server.setRequestHandler(
-      ListToolsRequestSchema,
-      () => ({ tools: this.listTools() }),
-    );
-    server.setRequestHandler(
-      CallToolRequestSchema,
-      async (request: { params: CallParams }, extra: CallExtra) => {
-        // The SDK's result type is wider than what the toolkit produces.
-        return await this.#call(session, request.params, extra) as never;
-      },
-    );
+    handle("logging/setLevel", (params) => {
+      const level = stringParam(
+        params,
+        "level",
+        "logging/setLevel",
+      ) as LogLevel;
+      if (!LEVELS.includes(level)) {
+        throw new ProtocolError(
+          RPC_ERROR.INVALID_PARAMS,
+          `Invalid log level: expected one of ${LEVELS.join(", ")}, got ${
+            JSON.stringify(level)
+          }`,
+        );
+      }
+      session.logLevel = level;
+      return {};
+    });
+    handle("tools/list", () => ({ tools: this.listTools() }));
+    handle("tools/call", (params, extra) => {
+      const name = stringParam(params, "name", "tools/call");
+      const args = params.arguments;
+      if (
+        args !== undefined &&
+        (typeof args !== "object" || args === null || Array.isArray(args))
+      ) {
+        // The model chose the arguments: a domain error it can correct.
+        return error(
+          `Invalid arguments for tool ${
+            JSON.stringify(name)
+          }:\narguments: expected object, got ${jsonType(args)}`,
+        );
+      }
+      return this.#call(session, { ...params, name } as CallParams, extra);
+    });
     if (capabilities.resources) {
-      server.setRequestHandler(
-        ListResourcesRequestSchema,
-        async (_: unknown, extra: CallExtra) => ({
-          resources: await this.#resources.list(context(extra)),
-        }),
-      );
-      server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
-        resourceTemplates: this.#resources.templates(),
+      handle("resources/list", async (_, extra) => ({
+        resources: await this.#resources.list(context(extra)),
       }));
-      server.setRequestHandler(
-        ReadResourceRequestSchema,
-        async (request: { params: { uri: string } }, extra: CallExtra) =>
-          ({
-            contents: await this.#resources.read(
-              request.params.uri,
-              context(extra),
-            ),
-          }) as never,
+      handle(
+        "resources/templates/list",
+        () => ({ resourceTemplates: this.#resources.templates() }),
       );
-      server.setRequestHandler(
-        SubscribeRequestSchema,
-        (request: { params: { uri: string } }) => {
-          session.subscriptions.add(request.params.uri);
-          return {};
-        },
-      );
-      server.setRequestHandler(
-        UnsubscribeRequestSchema,
-        (request: { params: { uri: string } }) => {
-          session.subscriptions.delete(request.params.uri);
-          return {};
-        },
-      );
+      handle("resources/read", async (params, extra) => ({
+        contents: await this.#resources.read(
+          stringParam(params, "uri", "resources/read"),
+          context(extra),
+        ),
+      }));
+      handle("resources/subscribe", (params) => {
+        session.subscriptions.add(
+          stringParam(params, "uri", "resources/subscribe"),
+        );
+        return {};
+      });
+      handle("resources/unsubscribe", (params) => {
+        session.subscriptions.delete(
+          stringParam(params, "uri", "resources/unsubscribe"),
+        );
+        return {};
+      });
     }
     if (capabilities.prompts) {
-      server.setRequestHandler(
-        ListPromptsRequestSchema,
-        () => ({ prompts: this.#prompts.list() }),
-      );
-      server.setRequestHandler(
-        GetPromptRequestSchema,
-        async (
-          request: {
-            params: { name: string; arguments?: Record<string, unknown> };
-          },
-          extra: CallExtra,
-        ) =>
-          await this.#prompts.get(
-            request.params.name,
-            request.params.arguments,
-            context(extra),
-          ) as never,
-      );
+      handle("prompts/list", () => ({ prompts: this.#prompts.list() }));
+      handle("prompts/get", async (params, extra) => {
+        const args = params.arguments;
+        if (
+          args !== undefined &&
+          (typeof args !== "object" || args === null || Array.isArray(args))
+        ) {
+          throw new ProtocolError(
+            RPC_ERROR.INVALID_PARAMS,
+            `Invalid params for prompts/get: arguments: expected object, got ${
+              jsonType(args)
+            }`,
+          );
+        }
+        return await this.#prompts.get(
+          stringParam(params, "name", "prompts/get"),
+          args as Record<string, unknown> | undefined,
+          context(extra),
+        );
+      });
     }
     if (capabilities.completions) {
-      server.setRequestHandler(
-        CompleteRequestSchema,
-        (request: { params: CompleteParams }) => this.#complete(request.params),
+      handle(
+        "completion/complete",
+        (params) => this.#complete(checkCompleteParams(params)),
       );
     }
     this.#sessions.add(session);
@@ -827,6 +818,8 @@ export class ToolServer {
     } catch (cause) {
       if (cause instanceof ToolError) return error(cause.message);
       if (cause instanceof ProtocolError) throw cause;
+      // A cancelled call gets no answer (the SDK drops it); nothing to report.
+      if (extra.signal.aborted) throw cause;
       const message = cause instanceof Error ? cause.message : String(cause);
       console.error(`Tool ${tool.def.name} failed:`, cause);
       throw new ProtocolError(
@@ -952,6 +945,80 @@ export class ToolServer {
       [...this.#sessions].map((s) => s.server.close().catch(() => {})),
     );
   }
+}
+
+type RawHandler = (
+  params: Record<string, unknown>,
+  extra: CallExtra,
+) => unknown;
+
+/**
+ * Registers handlers straight in the SDK protocol's handler table. The SDK's
+ * `setRequestHandler` zod-parses every request first and answers a bad one
+ * with -32603 and a JSON dump of zod issues; the toolkit checks the params
+ * of the methods it owns itself, answers -32602 with a sentence, and skips
+ * that per-message parse on the hot path.
+ */
+function rawHandlers(
+  server: Server,
+): (method: string, handler: RawHandler) => void {
+  const table =
+    (server as unknown as { _requestHandlers?: unknown })._requestHandlers;
+  if (!(table instanceof Map)) {
+    throw new Error(
+      "Cannot install request handlers: this version of @modelcontextprotocol/sdk has no handler table",
+    );
+  }
+  return (method, handler) => {
+    table.set(method, (request: { params?: unknown }, extra: CallExtra) => {
+      const params = request.params ?? {};
+      if (
+        typeof params !== "object" || params === null || Array.isArray(params)
+      ) {
+        throw new ProtocolError(
+          RPC_ERROR.INVALID_PARAMS,
+          `Invalid params for ${method}: expected an object, got ${
+            jsonType(params)
+          }`,
+        );
+      }
+      return Promise.resolve(handler(params as Record<string, unknown>, extra));
+    });
+  };
+}
+
+function stringParam(
+  params: Record<string, unknown>,
+  key: string,
+  method: string,
+): string {
+  const value = params[key];
+  if (typeof value !== "string") {
+    throw new ProtocolError(
+      RPC_ERROR.INVALID_PARAMS,
+      `Invalid params for ${method}: ${key}: expected string, got ${
+        value === undefined ? "nothing" : jsonType(value)
+      }`,
+    );
+  }
+  return value;
+}
+
+function checkCompleteParams(params: Record<string, unknown>): CompleteParams {
+  const ref = params.ref as Record<string, unknown> | undefined;
+  const argument = params.argument as Record<string, unknown> | undefined;
+  if (
+    typeof ref?.type !== "string" || typeof argument !== "object" ||
+    argument === null
+  ) {
+    throw new ProtocolError(
+      RPC_ERROR.INVALID_PARAMS,
+      "Invalid params for completion/complete: expected { ref: { type, name | uri }, argument: { name, value } }",
+    );
+  }
+  stringParam(argument, "name", "completion/complete argument");
+  stringParam(argument, "value", "completion/complete argument");
+  return params as unknown as CompleteParams;
 }
 
 function rejectOnAbort(signal: AbortSignal): Promise<never> {
