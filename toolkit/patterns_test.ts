@@ -7,7 +7,11 @@ import {
   netAccess,
 } from "./patterns.ts";
 import { Policy } from "./matcher.ts";
-import { ToolError } from "./result.ts";
+import { text, ToolError } from "./result.ts";
+import { createServer } from "./server.ts";
+import { registerPatternTool } from "./probe.ts";
+import { connect } from "./testing.ts";
+import { z } from "zod";
 import { checkPattern } from "../validate/pattern.ts";
 
 /** What a case expects: the exact output, or a ToolError whose message matches. */
@@ -639,5 +643,75 @@ Deno.test("fileAccess() reports a missing root and retries once it exists", asyn
   assert.throws(
     () => fileAccess("relative/root"),
     /^TypeError: Cannot create file access: root must be an absolute path, got "relative\/root"$/,
+  );
+});
+
+Deno.test("a pattern tool built on fileAccess() acts on exactly what its probe named", async (t) => {
+  await using box = await sandbox();
+  const { root, outside } = box;
+  await Deno.symlink(outside, `${root}/out`);
+  const files = fileAccess(root);
+  const server = createServer({ name: "files", version: "1.0.0" });
+  registerPatternTool(server, {
+    name: "write_file",
+    description: "Writes a text file under the root",
+    input: z.object({ path: z.string(), content: z.string() }),
+    patterns: async ({ path }) => [await files.write(path)],
+    handler: async ({ content }, ctx) => {
+      const [target] = ctx.access;
+      await Deno.writeTextFile(target.path, content);
+      return text(`written: ${target.target}`);
+    },
+  });
+  await using client = await connect(server);
+
+  await t.step(
+    "the probe names the canonical target and writes nothing",
+    async () => {
+      const answer = await client.probe("write_file", {
+        path: "sub//../a.txt",
+        content: "x",
+      });
+      assert.deepEqual(answer.patterns, ["write:a.txt"]);
+      await assert.rejects(Deno.stat(`${root}/a.txt`), Deno.errors.NotFound);
+    },
+  );
+  await t.step("the call writes the target the probe named", async () => {
+    const result = await client.call("write_file", {
+      path: "sub//../a.txt",
+      content: "x",
+    });
+    assert.deepEqual(result.content, [{
+      type: "text",
+      text: "written: a.txt",
+    }]);
+    assert.equal(await Deno.readTextFile(`${root}/a.txt`), "x");
+  });
+  await t.step(
+    "a link out of the root is probed by its real target",
+    async () => {
+      const answer = await client.probe("write_file", {
+        path: "out/b.txt",
+        content: "y",
+      });
+      assert.deepEqual(answer.patterns, [
+        "write:out/b.txt",
+        `write:${outside}/b.txt`,
+      ]);
+    },
+  );
+  await t.step(
+    "leaving the root is a domain error the model sees",
+    async () => {
+      const result = await client.call("write_file", {
+        path: "../x",
+        content: "z",
+      });
+      assert.equal(result.isError, true);
+      assert.deepEqual(result.content, [{
+        type: "text",
+        text: `path: "../x" leaves the root ${root}: expected a path inside it`,
+      }]);
+    },
   );
 });
