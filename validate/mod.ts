@@ -21,7 +21,13 @@ export type {
   ParseResult,
   ValidationResult,
 } from "./types.ts";
-export { FORMATS, parse, validate } from "./validate.ts";
+export {
+  FORMATS,
+  MAX_ARGUMENT_LENGTH,
+  parse,
+  validate,
+  type ValidateOptions,
+} from "./validate.ts";
 export {
   type FileValidationResult,
   formatForPath,

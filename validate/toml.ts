@@ -2,7 +2,7 @@
 
 import { parse as parseTomlText, TomlError } from "smol-toml";
 import { Locator, offsetOfLine } from "./position.ts";
-import type { Parsed } from "./json.ts";
+import type { Parsed } from "./parsed.ts";
 
 /** Parses a TOML document into a plain object. */
 export function parseToml(text: string): Parsed {

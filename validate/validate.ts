@@ -7,14 +7,19 @@ import type {
   ValidationResult,
 } from "./types.ts";
 import { prepareInput } from "./input.ts";
-import { type Parsed, parseJson } from "./json.ts";
+import { parseJson } from "./json.ts";
 import { parseJsonc } from "./jsonc.ts";
 import { parseYaml } from "./yaml.ts";
 import { parseToml } from "./toml.ts";
 import { parseXml } from "./xml.ts";
+import { parseRegex } from "./regex.ts";
+import { parseGlob } from "./glob.ts";
+import { parseUrl } from "./url.ts";
+import { parseProbePattern } from "./probe_pattern.ts";
+import type { Parsed } from "./parsed.ts";
 
 /** Every format name, in the order the docs list them. */
-export const FORMATS: readonly Format[] = [
+export const FORMATS: readonly Format[] = Object.freeze([
   "json",
   "jsonc",
   "yaml",
@@ -24,9 +29,28 @@ export const FORMATS: readonly Format[] = [
   "glob",
   "url",
   "pattern",
-];
+]);
 
-const PARSERS: Partial<Record<Format, (text: string) => Parsed>> = {
+/**
+ * The longest text the argument formats (`regex`, `glob`, `url`,
+ * `pattern`) accept, in UTF-16 code units: 64 KiB. These are strings a
+ * tool takes as an argument; anything longer is refused with a diagnostic
+ * rather than compiled.
+ */
+export const MAX_ARGUMENT_LENGTH = 65_536;
+
+/** Options for {@linkcode validate} and {@linkcode parse}. */
+export interface ValidateOptions {
+  /**
+   * The flags for the `regex` format, as the second argument of
+   * `new RegExp()` (such as `"gi"`). Ignored by the other formats.
+   *
+   * @default {""}
+   */
+  flags?: string;
+}
+
+const DOCUMENT_PARSERS: Record<string, (text: string) => Parsed> = {
   json: parseJson,
   jsonc: parseJsonc,
   yaml: parseYaml,
@@ -38,6 +62,16 @@ const PARSERS: Partial<Record<Format, (text: string) => Parsed>> = {
  * Parses `text` as `format` and returns the value with any warnings, or the
  * diagnostics that say where and what is wrong. The text is parsed once.
  *
+ * `text` may be a string or UTF-8 bytes; bytes that are not valid UTF-8, a
+ * UTF-16 byte order mark or a lone surrogate give an error diagnostic. A
+ * leading UTF-8 byte order mark is skipped (columns on line 1 do not count
+ * it); for `json` it also gives a warning, as `JSON.parse` rejects it.
+ *
+ * Values: `json`/`jsonc`/`toml` give plain data; `yaml` gives an array
+ * with one entry per document; `xml` gives the root {@linkcode XmlElement};
+ * `regex` a `RegExp`; `url` a `URL`; `pattern` `{ verb, target }`; `glob`
+ * the pattern string.
+ *
  * @example Parsing YAML
  * ```ts
  * import { parse } from "@forge/toolkit/validate";
@@ -47,22 +81,32 @@ const PARSERS: Partial<Record<Format, (text: string) => Parsed>> = {
  * assert.ok(result.ok);
  * assert.deepEqual(result.value, [{ name: "demo", port: 8080 }]);
  * ```
+ *
+ * @throws {TypeError} When `format` is not a {@linkcode Format} or `text`
+ * is neither a string nor a `Uint8Array`.
  */
-export function parse(text: string | Uint8Array, format: Format): ParseResult {
-  const parser = PARSERS[format];
-  if (parser === undefined) {
-    throw new TypeError(
-      `Cannot parse: unknown format ${
-        JSON.stringify(format)
-      }: expected one of ${FORMATS.join(", ")}`,
-    );
-  }
+export function parse(
+  text: string | Uint8Array,
+  format: Format,
+  options: ValidateOptions = {},
+): ParseResult {
+  const parser = DOCUMENT_PARSERS[format] ?? argumentParser(format, options);
   const input = prepareInput(text);
   if (input.error !== undefined) {
     return { ok: false, format, diagnostics: [input.error] };
   }
-  const parsed = parser(input.text);
-  const diagnostics: Diagnostic[] = parsed.diagnostics;
+  const source = input.text;
+  const parsed = parser(source);
+  let diagnostics: Diagnostic[] = parsed.diagnostics;
+  if (input.bom && format === "json") {
+    diagnostics = [{
+      line: 1,
+      column: 1,
+      message:
+        "Byte order mark at the start of the text: ignored here, but JSON.parse and many JSON readers reject it; save the file without it",
+      severity: "warning",
+    }, ...diagnostics];
+  }
   if (parsed.ok && !diagnostics.some((d) => d.severity === "error")) {
     return { ok: true, format, value: parsed.value, diagnostics };
   }
@@ -71,7 +115,8 @@ export function parse(text: string | Uint8Array, format: Format): ParseResult {
 
 /**
  * Checks that `text` is well-formed `format`. `ok` is false exactly when an
- * error-severity diagnostic exists; warnings leave it true.
+ * error-severity diagnostic exists; warnings (such as duplicate JSON keys)
+ * leave it true. See {@linkcode parse} for what the input may be.
  *
  * @example Finding a trailing comma
  * ```ts
@@ -80,17 +125,69 @@ export function parse(text: string | Uint8Array, format: Format): ParseResult {
  *
  * const result = validate('{\n  "a": 1,\n}', "json");
  * assert.equal(result.ok, false);
- * assert.equal(result.diagnostics[0].line, 3);
+ * assert.equal(result.diagnostics[0].line, 2);
+ * assert.equal(result.diagnostics[0].column, 9);
  * ```
+ *
+ * @throws {TypeError} When `format` is not a {@linkcode Format} or `text`
+ * is neither a string nor a `Uint8Array`.
  */
 export function validate(
   text: string | Uint8Array,
   format: Format,
+  options: ValidateOptions = {},
 ): ValidationResult {
-  const result = parse(text, format);
-  return {
-    ok: result.ok,
-    format,
-    diagnostics: result.diagnostics,
-  } as ValidationResult;
+  const result = parse(text, format, options);
+  return result.ok
+    ? { ok: true, format, diagnostics: result.diagnostics }
+    : { ok: false, format, diagnostics: result.diagnostics };
+}
+
+function argumentParser(
+  format: Format,
+  options: ValidateOptions,
+): (text: string) => Parsed {
+  let parser: (text: string) => Parsed;
+  switch (format) {
+    case "regex": {
+      const flags = options.flags ?? "";
+      if (typeof flags !== "string") {
+        throw new TypeError(
+          `Cannot validate: the regex flags must be a string, got ${typeof flags}`,
+        );
+      }
+      parser = (text) => parseRegex(text, flags);
+      break;
+    }
+    case "glob":
+      parser = parseGlob;
+      break;
+    case "url":
+      parser = parseUrl;
+      break;
+    case "pattern":
+      parser = parseProbePattern;
+      break;
+    default:
+      throw new TypeError(
+        `Cannot validate: unknown format ${
+          JSON.stringify(format)
+        }: expected one of ${FORMATS.join(", ")}`,
+      );
+  }
+  return (text) => {
+    if (text.length > MAX_ARGUMENT_LENGTH) {
+      return {
+        ok: false,
+        diagnostics: [{
+          line: 1,
+          column: 1,
+          message:
+            `Text too long for the ${format} format: ${text.length} characters, expected at most ${MAX_ARGUMENT_LENGTH}`,
+          severity: "error",
+        }],
+      };
+    }
+    return parser(text);
+  };
 }

@@ -10,7 +10,7 @@ import {
   YAMLException,
 } from "js-yaml";
 import { Locator } from "./position.ts";
-import type { Parsed } from "./json.ts";
+import type { Parsed } from "./parsed.ts";
 
 const SCHEMA = CORE_SCHEMA.withTags(mergeTag);
 
