@@ -140,7 +140,7 @@ export async function decodeArguments<T = Record<string, unknown>>(
   if (result instanceof Promise) result = await result;
   if (result.issues !== undefined) {
     for (const issue of result.issues) {
-      problems.push(...describeIssue(issue, input));
+      problems.push(...describeIssue(issue, input, json));
     }
   }
   checkUnknownKeys(json, input, [], problems);
@@ -223,6 +223,7 @@ function issuePath(issue: SchemaIssue): PropertyKey[] {
 function describeIssue(
   schemaIssue: SchemaIssue,
   input: unknown,
+  json: JsonSchema,
 ): ArgumentProblem[] {
   // zod's issues carry `code`, `expected`, `values`, … beyond the standard fields.
   const issue = schemaIssue as SchemaIssue & Record<string, unknown>;
@@ -240,6 +241,7 @@ function describeIssue(
       return at(`expected ${expected}, ${got(value, expected)}`);
     }
     case "invalid_value": {
+      if (value === undefined) return at("required");
       const values = Array.isArray(issue.values) ? issue.values : [];
       const wanted = values.length === 1
         ? JSON.stringify(values[0])
@@ -255,7 +257,9 @@ function describeIssue(
       return at(`expected ${issue.format} format, got ${shown(value)}`);
     case "unrecognized_keys": {
       const keys = Array.isArray(issue.keys) ? issue.keys.map(String) : [];
-      const known = knownKeys(valueAt(input, path), keys);
+      // The keys the schema declares, not those the call happened to send.
+      const known = declaredKeys(json, path) ??
+        knownKeys(valueAt(input, path), keys);
       return keys.map((key) => ({
         path: formatPath([...path, key]),
         message: unknownMessage(key, known),
@@ -288,6 +292,18 @@ function measure(value: unknown): string {
   if (typeof value === "string") return `${[...value].length} characters`;
   if (Array.isArray(value)) return `${value.length} items`;
   return shown(value);
+}
+
+/** The property names the JSON Schema declares at `path`, if it says. */
+function declaredKeys(json: JsonSchema, path: Path): string[] | undefined {
+  let schema: JsonSchema | undefined = json;
+  for (const key of path) {
+    schema = typeof key === "number"
+      ? schemaObject(schema?.items)
+      : schemaObject(schemaObject(schema?.properties)?.[key as string]);
+  }
+  const properties = schemaObject(schema?.properties);
+  return properties === undefined ? undefined : Object.keys(properties);
 }
 
 function knownKeys(object: unknown, unknown: string[]): string[] {
