@@ -407,10 +407,23 @@ interface Token {
   at: number;
 }
 
-/** Matches any run of whole items: `**`. */
-const ANY = Symbol("**");
-/** One item of a rule: any run, a literal, or a pattern for one item. */
-type Item = typeof ANY | string | RegExp;
+/** Any run: `**` over whole items, `*` over characters within one. */
+const ANY = Symbol("any run");
+/** Any one character: `?`. */
+const ONE = Symbol("any one");
+/** `[…]`: inclusive code point ranges as flat pairs. */
+interface CharClass {
+  negate: boolean;
+  ranges: number[];
+}
+/** One step of a glob: any run, any one, a literal character, or a class. */
+type Step = typeof ANY | typeof ONE | string | CharClass;
+/** The steps of one item with wildcards. */
+interface Glob {
+  steps: Step[];
+}
+/** One item of a rule: any run of items, a literal, or a glob. */
+type Item = typeof ANY | string | Glob;
 
 type Kind = "path" | "exec" | "net" | "opaque";
 
@@ -899,15 +912,15 @@ function hostHint(label: string): string {
 
 /**
  * Compiles the tokens of one item (segment, argument, label) into a literal
- * or an anchored RegExp. In `opaque` targets `**` is simply any run.
+ * or a glob. In `opaque` targets `**` is simply any run.
  */
 function compileItem(tokens: Token[], offset: number, opaque: boolean): Item {
   if (tokens.every((t) => t.lit || !GLOB.has(t.c))) return text(tokens);
-  let source = "";
+  const steps: Step[] = [];
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
     if (t.lit || !GLOB.has(t.c)) {
-      source += escapeRegExp(t.c);
+      steps.push(t.c);
     } else if (t.c === "*") {
       const next = tokens[i + 1];
       if (next !== undefined && isSpecial(next, "*")) {
@@ -919,12 +932,12 @@ function compileItem(tokens: Token[], offset: number, opaque: boolean): Item {
         }
         i++;
       }
-      source += ".*";
+      if (steps[steps.length - 1] !== ANY) steps.push(ANY);
     } else if (t.c === "?") {
-      source += ".";
+      steps.push(ONE);
     } else if (t.c === "[") {
-      const { pattern, end } = compileClass(tokens, i);
-      source += pattern;
+      const { step, end } = compileClass(tokens, i);
+      steps.push(step);
       i = end;
     } else {
       throw new Problem(
@@ -933,13 +946,13 @@ function compileItem(tokens: Token[], offset: number, opaque: boolean): Item {
       );
     }
   }
-  return new RegExp(`^(?:${source})$`, "su");
+  return { steps };
 }
 
 function compileClass(
   tokens: Token[],
   open: number,
-): { pattern: string; end: number } {
+): { step: CharClass; end: number } {
   let i = open + 1;
   let negate = false;
   const first = tokens[i];
@@ -947,50 +960,41 @@ function compileClass(
     negate = true;
     i++;
   }
-  let body = "";
-  let count = 0;
+  const ranges: number[] = [];
   for (; i < tokens.length; i++) {
     const t = tokens[i];
     if (isSpecial(t, "]")) {
-      if (count === 0) {
+      if (ranges.length === 0) {
         throw new Problem(
           "empty character class: expected characters such as [abc] or a range such as [a-z]",
           tokens[open].at,
         );
       }
-      return { pattern: `[${negate ? "^" : ""}${body}]`, end: i };
+      return { step: { negate, ranges }, end: i };
     }
+    const low = t.c.codePointAt(0)!;
     const dash = tokens[i + 1];
     const high = tokens[i + 2];
     if (
       dash !== undefined && isSpecial(dash, "-") && high !== undefined &&
       !isSpecial(high, "]")
     ) {
-      if (t.c.codePointAt(0)! > high.c.codePointAt(0)!) {
+      if (low > high.c.codePointAt(0)!) {
         throw new Problem(
           `range "${t.c}-${high.c}" runs backwards: expected the lower character first`,
           t.at,
         );
       }
-      body += `${classChar(t.c)}-${classChar(high.c)}`;
+      ranges.push(low, high.c.codePointAt(0)!);
       i += 2;
     } else {
-      body += classChar(t.c);
+      ranges.push(low, low);
     }
-    count++;
   }
   throw new Problem(
     '"[" is never closed: expected a class such as [abc], or "\\[" for a literal bracket',
     tokens[open].at,
   );
-}
-
-function classChar(c: string): string {
-  return `\\u{${c.codePointAt(0)!.toString(16)}}`;
-}
-
-function escapeRegExp(c: string): string {
-  return /[\\^$.*+?()[\]{}|/]/.test(c) ? `\\${c}` : c;
 }
 
 // ------------------------------------------------------------ patterns
@@ -1108,38 +1112,60 @@ function matchForm(form: Form, parsed: Parsed): boolean {
 function matchItem(item: Item, value: string): boolean {
   if (typeof item === "string") return item === value;
   if (item === ANY) return true;
-  return item.test(value);
+  return greedyMatch(item.steps, Array.from(value), matchStep);
 }
 
-/**
- * Anchored match of rule items against values, where ANY spans zero or more
- * values and every other item exactly one. Greedy with one backtrack point,
- * as in wildcard matching: O(rule × values) at worst, never exponential.
- */
+function matchStep(step: Step, char: string): boolean {
+  if (typeof step === "string") return step === char;
+  if (step === ONE) return true;
+  const { negate, ranges } = step as CharClass;
+  const code = char.codePointAt(0)!;
+  for (let i = 0; i < ranges.length; i += 2) {
+    if (code >= ranges[i] && code <= ranges[i + 1]) return !negate;
+  }
+  return negate;
+}
+
 function matchSequence(
   items: readonly Item[],
   values: readonly string[],
 ): boolean {
-  let r = 0;
+  return greedyMatch(items, values, matchItem);
+}
+
+/**
+ * Anchored match of steps against values, where ANY spans zero or more
+ * values and every other step exactly one: greedy with one backtrack point,
+ * as in wildcard matching, so O(steps × values) at worst. A RegExp would
+ * backtrack exponentially on rules such as `*a*a*a*b`, and a tool controls
+ * the text being matched.
+ */
+function greedyMatch<S, V>(
+  steps: readonly (S | typeof ANY)[],
+  values: readonly V[],
+  matchOne: (step: S, value: V) => boolean,
+): boolean {
+  let s = 0;
   let v = 0;
-  let starR = -1;
+  let starS = -1;
   let starV = 0;
   while (v < values.length) {
-    if (r < items.length && items[r] === ANY) {
-      starR = r++;
+    const step = steps[s];
+    if (s < steps.length && step === ANY) {
+      starS = s++;
       starV = v;
-    } else if (r < items.length && matchItem(items[r], values[v])) {
-      r++;
+    } else if (s < steps.length && matchOne(step as S, values[v])) {
+      s++;
       v++;
-    } else if (starR !== -1) {
-      r = starR + 1;
+    } else if (starS !== -1) {
+      s = starS + 1;
       v = ++starV;
     } else {
       return false;
     }
   }
-  while (r < items.length && items[r] === ANY) r++;
-  return r === items.length;
+  while (s < steps.length && steps[s] === ANY) s++;
+  return s === steps.length;
 }
 
 function typeName(value: unknown): string {

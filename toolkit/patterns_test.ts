@@ -375,6 +375,20 @@ Deno.test("execAccess() names argv so that no two argument lists share a pattern
       check(() => execAccess(input as string[]).patterns, expect);
     });
   }
+  await t.step("a deny on exec:rm ** catches rm however it is spelled", () => {
+    const policy = new Policy({ allow: ["exec:**"], deny: ["exec:rm **"] });
+    for (const argv of [["rm", "-rf", "x"], ["/bin/rm", "-rf", "x"], ["rm"]]) {
+      assert.equal(
+        policy.evaluate(execAccess(argv).patterns).decision,
+        "deny",
+        JSON.stringify(argv),
+      );
+    }
+    assert.equal(
+      policy.evaluate(execAccess(["rmdir", "x"]).patterns).decision,
+      "allow",
+    );
+  });
   await t.step("program and args are what to run", () => {
     const run = execAccess(["git", "log", "-n", "1"]);
     assert.equal(run.program, "git");
