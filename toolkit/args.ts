@@ -254,7 +254,13 @@ function describeIssue(
     case "not_multiple_of":
       return at(`expected a multiple of ${issue.divisor}, got ${shown(value)}`);
     case "invalid_format":
-      return at(`expected ${issue.format} format, got ${shown(value)}`);
+      return at(
+        issue.format === "regex" && typeof issue.pattern === "string"
+          ? `expected a string matching ${issue.pattern}, got ${shown(value)}`
+          : `expected ${issue.format} format, got ${shown(value)}`,
+      );
+    case "invalid_union":
+      return at(describeUnion(issue, value));
     case "unrecognized_keys": {
       const keys = Array.isArray(issue.keys) ? issue.keys.map(String) : [];
       // The keys the schema declares, not those the call happened to send.
@@ -270,6 +276,34 @@ function describeIssue(
       return at(message.charAt(0).toLowerCase() + message.slice(1));
     }
   }
+}
+
+/** What a union wanted: its discriminators, its types, or only "a form". */
+function describeUnion(
+  issue: Record<string, unknown>,
+  value: unknown,
+): string {
+  if (value === undefined) return "required";
+  if (Array.isArray(issue.options)) {
+    const wanted = issue.options.map((v) => JSON.stringify(v)).join(", ");
+    return `expected one of ${wanted}, got ${shown(value)}`;
+  }
+  // When every branch only wanted another type, name those types.
+  const branches = Array.isArray(issue.errors) ? issue.errors : [];
+  const types = branches.map((branch) => {
+    const only = Array.isArray(branch) && branch.length === 1
+      ? branch[0]
+      : undefined;
+    return only?.code === "invalid_type" && only.path?.length === 0
+      ? (only.expected === "int" ? "integer" : String(only.expected))
+      : undefined;
+  });
+  if (types.length > 0 && types.every((t) => t !== undefined)) {
+    return `expected ${[...new Set(types)].join(" or ")}, got ${
+      jsonType(value)
+    }`;
+  }
+  return `does not match any of the allowed forms, got ${shown(value)}`;
 }
 
 function describeBound(issue: Record<string, unknown>): string {
@@ -288,9 +322,10 @@ function describeBound(issue: Record<string, unknown>): string {
   return `expected a number ${op} ${limit}`;
 }
 
+/** The count a length bound compares; the unit is already in "expected". */
 function measure(value: unknown): string {
-  if (typeof value === "string") return `${[...value].length} characters`;
-  if (Array.isArray(value)) return `${value.length} items`;
+  if (typeof value === "string") return String([...value].length);
+  if (Array.isArray(value)) return String(value.length);
   return shown(value);
 }
 
