@@ -736,8 +736,9 @@ export function requireNumber(
   options: NumberOptions = {},
 ): number {
   const value = present(args, name);
-  if (typeof value !== "number" || !Number.isFinite(value)) {
-    fail(name, `expected number, ${got(value)}`);
+  if (typeof value !== "number") fail(name, `expected number, ${got(value)}`);
+  if (!Number.isFinite(value)) {
+    fail(name, `expected a finite number, got ${value}`);
   }
   return inBounds(name, value, options);
 }
