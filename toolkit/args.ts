@@ -97,8 +97,11 @@ export function formatProblems(
 
 /**
  * Checks a call's arguments: with the tool's Standard Schema (zod) when it has
- * one, else against its raw JSON Schema; in both cases keys the schema does
- * not declare are refused, with a "did you mean" for a near miss.
+ * one, else against its raw JSON Schema. Unknown keys are refused, with a
+ * "did you mean" for a near miss: with zod, every key an object does not
+ * declare (a plain `z.object` would otherwise drop it silently) unless it is
+ * a `z.looseObject`; with a raw schema, as JSON Schema says, only where
+ * `additionalProperties` is `false`.
  *
  * `json` is the tool's input JSON Schema as {@linkcode toJsonSchema} made it.
  *
