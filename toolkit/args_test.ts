@@ -1,0 +1,908 @@
+import assert from "node:assert/strict";
+import { z } from "zod";
+import {
+  ArgumentError,
+  type ArgumentProblem,
+  decodeArguments,
+  type DecodeResult,
+  formatPath,
+  formatProblems,
+  optionalBoolean,
+  optionalInt,
+  optionalNumber,
+  optionalString,
+  requireBoolean,
+  requireEnum,
+  requireInt,
+  requireNumber,
+  requireString,
+  requireStringArray,
+} from "./args.ts";
+import { ToolError } from "./result.ts";
+import {
+  type JsonSchema,
+  type StandardSchema,
+  toJsonSchema,
+} from "./schema.ts";
+import { createServer } from "./server.ts";
+import { connect } from "./testing.ts";
+
+/** Decodes with a zod schema the way the server does. */
+function decodeZod(
+  schema: StandardSchema,
+  args: unknown,
+): Promise<DecodeResult<unknown>> {
+  return decodeArguments(args, toJsonSchema(schema), { schema });
+}
+
+/** Decodes against a raw JSON Schema only. */
+function decodeRaw(
+  json: JsonSchema,
+  args: unknown,
+): Promise<DecodeResult<unknown>> {
+  return decodeArguments(args, toJsonSchema(json));
+}
+
+/** The problems of a failed decode; fails the test when it succeeded. */
+function problemsOf(result: DecodeResult<unknown>): ArgumentProblem[] {
+  if (result.ok) {
+    assert.fail(`expected the arguments to be refused, got ${result.value}`);
+  }
+  return result.problems;
+}
+
+/** The lines `path: message` of a failed decode. */
+function linesOf(result: DecodeResult<unknown>): string[] {
+  return problemsOf(result).map((p) => `${p.path}: ${p.message}`);
+}
+
+/** Runs `fn`, asserts it throws an ArgumentError, and returns it. */
+function argumentErrorOf(fn: () => unknown): ArgumentError {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(err instanceof ArgumentError, `expected ArgumentError: ${err}`);
+    return err;
+  }
+  assert.fail("expected an ArgumentError, but nothing was thrown");
+}
+
+/** The message an accessor's ArgumentError carries for one problem. */
+function oneLine(path: string, message: string): string {
+  return `Invalid arguments:\n${path}: ${message}`;
+}
+
+// The same tool, declared once with zod and once as the JSON Schema a
+// hand-written server would send, so both paths are held to one wording.
+const GREET = z.strictObject({
+  path: z.string(),
+  mode: z.enum(["a", "b"]),
+  name: z.string(),
+  count: z.number().int().min(1).max(10).optional(),
+  ratio: z.number().gt(0).lte(1).optional(),
+  tag: z.string().min(3).max(5).optional(),
+  items: z.array(z.strictObject({ id: z.string() })).max(3).optional(),
+});
+const GREET_RAW: JsonSchema = {
+  type: "object",
+  properties: {
+    path: { type: "string" },
+    mode: { type: "string", enum: ["a", "b"] },
+    name: { type: "string" },
+    count: { type: "integer", minimum: 1, maximum: 10 },
+    ratio: { type: "number", exclusiveMinimum: 0, maximum: 1 },
+    tag: { type: "string", minLength: 3, maxLength: 5 },
+    items: {
+      type: "array",
+      maxItems: 3,
+      items: {
+        type: "object",
+        properties: { id: { type: "string" } },
+        required: ["id"],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ["path", "mode", "name"],
+  additionalProperties: false,
+};
+const VALID = { path: "a.txt", mode: "a", name: "Ada" };
+
+function bothWays(
+  args: Record<string, unknown>,
+): Promise<[string, DecodeResult<unknown>][]> {
+  return Promise.all([
+    decodeZod(GREET, args).then((r) => ["zod", r] as [string, typeof r]),
+    decodeRaw(GREET_RAW, args).then((r) => ["raw", r] as [string, typeof r]),
+  ]);
+}
+
+Deno.test("decodeArguments() names each bad argument with what was expected and what came", async (t) => {
+  await t.step("type, enum and missing, one problem each", async () => {
+    for (const [how, result] of await bothWays({ path: 1, mode: "c" })) {
+      assert.deepEqual(
+        new Set(linesOf(result)),
+        new Set([
+          "path: expected string, got number",
+          'mode: expected one of "a", "b", got "c"',
+          "name: required",
+        ]),
+        how,
+      );
+      assert.equal(problemsOf(result).length, 3, how);
+    }
+  });
+
+  await t.step("integer against float and against string", async () => {
+    for (const [how, result] of await bothWays({ ...VALID, count: 1.5 })) {
+      assert.deepEqual(
+        linesOf(result),
+        ["count: expected integer, got 1.5"],
+        how,
+      );
+    }
+    const zod = await decodeZod(GREET, { ...VALID, count: "3" });
+    assert.deepEqual(linesOf(zod), ["count: expected number, got string"]);
+    const raw = await decodeRaw(GREET_RAW, { ...VALID, count: "3" });
+    assert.deepEqual(linesOf(raw), ["count: expected integer, got string"]);
+  });
+
+  await t.step("numeric bounds, inclusive and exclusive", async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ count: 0 }, "count: expected a number >= 1, got 0"],
+      [{ count: 11 }, "count: expected a number <= 10, got 11"],
+      [{ ratio: 0 }, "ratio: expected a number > 0, got 0"],
+      [{ ratio: 1.5 }, "ratio: expected a number <= 1, got 1.5"],
+    ];
+    for (const [extra, line] of cases) {
+      for (const [how, result] of await bothWays({ ...VALID, ...extra })) {
+        assert.deepEqual(linesOf(result), [line], how);
+      }
+    }
+  });
+
+  await t.step("string length and array size bounds", async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ tag: "ab" }, "tag: expected at least 3 characters, got 2"],
+      [
+        { tag: "abcdef" },
+        "tag: expected at most 5 characters, got 6",
+      ],
+      // Characters, not UTF-16 units: three emoji are three characters.
+      [
+        { tag: "😀😀" },
+        "tag: expected at least 3 characters, got 2",
+      ],
+      [
+        { items: [{ id: "a" }, { id: "b" }, { id: "c" }, { id: "d" }] },
+        "items: expected at most 3 items, got 4",
+      ],
+    ];
+    for (const [extra, line] of cases) {
+      for (const [how, result] of await bothWays({ ...VALID, ...extra })) {
+        assert.deepEqual(linesOf(result), [line], how);
+      }
+    }
+  });
+
+  await t.step("a nested path names the index and the key", async () => {
+    const args = { ...VALID, items: [{ id: "a" }, { id: "b" }, { id: 3 }] };
+    for (const [how, result] of await bothWays(args)) {
+      assert.deepEqual(linesOf(result), [
+        "items[2].id: expected string, got number",
+      ], how);
+    }
+  });
+
+  await t.step("arguments that are not an object", async () => {
+    for (
+      const [args, type] of [[[1], "array"], [null, "null"], ["x", "string"]]
+    ) {
+      for (
+        const result of [
+          await decodeZod(GREET, args),
+          await decodeRaw(GREET_RAW, args),
+        ]
+      ) {
+        assert.deepEqual(linesOf(result), [
+          `arguments: expected object, got ${type}`,
+        ]);
+      }
+    }
+  });
+
+  await t.step("no arguments at all count as an empty object", async () => {
+    for (
+      const result of [
+        await decodeZod(GREET, undefined),
+        await decodeRaw(GREET_RAW, undefined),
+      ]
+    ) {
+      assert.deepEqual(
+        new Set(linesOf(result)),
+        new Set(["path: required", "mode: required", "name: required"]),
+      );
+    }
+  });
+});
+
+Deno.test("decodeArguments() refuses unknown keys, with a did-you-mean for a near miss", async (t) => {
+  await t.step(
+    "a near miss next to a missing argument (zod, raw)",
+    async () => {
+      const args = { path: "a.txt", mode: "a", nme: "Ada" };
+      for (const [how, result] of await bothWays(args)) {
+        assert.deepEqual(
+          new Set(linesOf(result)),
+          new Set([
+            "name: required",
+            'nme: unknown argument; did you mean "name"?',
+          ]),
+          how,
+        );
+      }
+    },
+  );
+
+  await t.step(
+    "a near miss is found among declared keys the call left out",
+    async () => {
+      // The call sends only `path`; "nme" must still be matched to `name`.
+      for (const [how, result] of await bothWays({ path: "a", nme: "Ada" })) {
+        assert.deepEqual(
+          new Set(linesOf(result)),
+          new Set([
+            "mode: required",
+            "name: required",
+            'nme: unknown argument; did you mean "name"?',
+          ]),
+          how,
+        );
+      }
+    },
+  );
+
+  await t.step("a different case is a near miss", async () => {
+    const result = await decodeZod(z.object({ name: z.string() }), {
+      NAME: "x",
+    });
+    assert.deepEqual(linesOf(result), [
+      "name: required",
+      'NAME: unknown argument; did you mean "name"?',
+    ]);
+  });
+
+  await t.step("no near miss lists what is accepted", async () => {
+    const schema = z.object({ name: z.string(), age: z.number() });
+    const result = await decodeZod(schema, { name: "x", age: 1, zzzzzz: 1 });
+    assert.deepEqual(linesOf(result), [
+      'zzzzzz: unknown argument; expected one of "name", "age"',
+    ]);
+    const raw = await decodeRaw(
+      {
+        type: "object",
+        properties: { name: { type: "string" }, age: { type: "number" } },
+        additionalProperties: false,
+      },
+      { name: "x", zzzzzz: 1 },
+    );
+    assert.deepEqual(linesOf(raw), [
+      'zzzzzz: unknown argument; expected one of "name", "age"',
+    ]);
+  });
+
+  await t.step("a tool that takes no arguments says so", async () => {
+    for (const schema of [z.object({}), z.strictObject({})]) {
+      const result = await decodeZod(schema, { verbose: true });
+      assert.deepEqual(linesOf(result), [
+        "verbose: unknown argument; this takes no arguments here",
+      ]);
+    }
+  });
+
+  await t.step("nested unknown keys carry their full path", async () => {
+    const args = {
+      ...VALID,
+      items: [{ id: "a" }, { id: "b" }, { id: "c", idd: 1 }],
+    };
+    for (const [how, result] of await bothWays(args)) {
+      assert.deepEqual(
+        linesOf(result),
+        ['items[2].idd: unknown argument; did you mean "id"?'],
+        how,
+      );
+    }
+    const plain = z.object({ inner: z.object({ name: z.string() }) });
+    const result = await decodeZod(plain, { inner: { name: "x", nam: 1 } });
+    assert.deepEqual(linesOf(result), [
+      'inner.nam: unknown argument; did you mean "name"?',
+    ]);
+  });
+
+  await t.step("each unknown key is reported once", async () => {
+    const result = await decodeZod(GREET, { ...VALID, nme: 1 });
+    assert.deepEqual(linesOf(result), [
+      'nme: unknown argument; did you mean "name"?',
+    ]);
+  });
+});
+
+Deno.test("decodeArguments() lets z.looseObject and open JSON Schemas keep extra keys", async () => {
+  const loose = await decodeZod(z.looseObject({ a: z.string() }), {
+    a: "x",
+    extra: 1,
+  });
+  assert.deepEqual(loose, { ok: true, value: { a: "x", extra: 1 } });
+  // A raw schema is applied as JSON Schema says: no additionalProperties
+  // means any extra key is allowed.
+  const open = await decodeRaw(
+    { type: "object", properties: { a: { type: "string" } } },
+    { a: "x", extra: 1 },
+  );
+  assert.deepEqual(open, { ok: true, value: { a: "x", extra: 1 } });
+  const typed = await decodeRaw(
+    {
+      type: "object",
+      properties: {},
+      additionalProperties: { type: "number" },
+    },
+    { a: 1, b: "x" },
+  );
+  assert.deepEqual(linesOf(typed), ["b: expected number, got string"]);
+});
+
+Deno.test("decodeArguments() returns the schema's output value on success", async (t) => {
+  await t.step("zod defaults and transforms are applied", async () => {
+    const schema = z.object({
+      limit: z.number().int().default(10),
+      when: z.string().transform((s) => s.toUpperCase()),
+    });
+    assert.deepEqual(await decodeZod(schema, { when: "now" }), {
+      ok: true,
+      value: { limit: 10, when: "NOW" },
+    });
+  });
+
+  await t.step("raw JSON Schema passes the arguments through", async () => {
+    const args = { ...VALID, count: 3 };
+    assert.deepEqual(await decodeRaw(GREET_RAW, args), {
+      ok: true,
+      value: args,
+    });
+    assert.deepEqual(await decodeZod(GREET, args), { ok: true, value: args });
+  });
+
+  await t.step("an asynchronous Standard Schema is awaited", async () => {
+    const schema: StandardSchema<unknown, { n: number }> = {
+      "~standard": {
+        version: 1,
+        vendor: "acme",
+        validate: (value) =>
+          Promise.resolve(
+            typeof (value as { n?: unknown }).n === "number"
+              ? { value: value as { n: number } }
+              : { issues: [{ message: "N must be a number", path: ["n"] }] },
+          ),
+      },
+    };
+    const json = { type: "object", properties: { n: { type: "number" } } };
+    assert.deepEqual(await decodeArguments({ n: 1 }, json, { schema }), {
+      ok: true,
+      value: { n: 1 },
+    });
+    // An issue without a zod code keeps the validator's words.
+    assert.deepEqual(
+      linesOf(await decodeArguments({ n: "x" }, json, { schema })),
+      ["n: n must be a number"],
+    );
+  });
+});
+
+Deno.test("decodeArguments() describes zod's other checks in the same form", async (t) => {
+  await t.step("literal", async () => {
+    const result = await decodeZod(z.object({ l: z.literal("x") }), { l: "y" });
+    assert.deepEqual(linesOf(result), ['l: expected "x", got "y"']);
+  });
+
+  await t.step("multipleOf", async () => {
+    const result = await decodeZod(z.object({ n: z.number().multipleOf(5) }), {
+      n: 7,
+    });
+    assert.deepEqual(linesOf(result), ["n: expected a multiple of 5, got 7"]);
+  });
+
+  await t.step("a format", async () => {
+    const result = await decodeZod(z.object({ e: z.email() }), { e: "nope" });
+    assert.deepEqual(linesOf(result), ['e: expected email format, got "nope"']);
+  });
+
+  await t.step("a regular expression names the pattern", async () => {
+    const schema = z.object({ s: z.string().regex(/^[a-z]+$/) });
+    const result = await decodeZod(schema, { s: "A1" });
+    assert.deepEqual(linesOf(result), [
+      's: expected a string matching /^[a-z]+$/, got "A1"',
+    ]);
+  });
+
+  await t.step("a union says which forms were allowed", async () => {
+    const schema = z.object({ u: z.union([z.string(), z.number()]) });
+    assert.deepEqual(linesOf(await decodeZod(schema, { u: true })), [
+      "u: expected string or number, got boolean",
+    ]);
+    assert.deepEqual(linesOf(await decodeZod(schema, {})), ["u: required"]);
+    const objects = z.object({
+      u: z.union([z.object({ a: z.string() }), z.object({ b: z.number() })]),
+    });
+    assert.deepEqual(linesOf(await decodeZod(objects, { u: { a: 1 } })), [
+      "u: does not match any of the allowed forms, got object",
+    ]);
+  });
+
+  await t.step("a discriminated union names its discriminators", async () => {
+    const schema = z.object({
+      op: z.discriminatedUnion("kind", [
+        z.object({ kind: z.literal("add"), n: z.number() }),
+        z.object({ kind: z.literal("clear") }),
+      ]),
+    });
+    const result = await decodeZod(schema, { op: { kind: "mul" } });
+    assert.deepEqual(linesOf(result), [
+      'op.kind: expected one of "add", "clear", got "mul"',
+    ]);
+    assert.deepEqual(linesOf(await decodeZod(schema, { op: {} })), [
+      "op.kind: required",
+    ]);
+  });
+
+  await t.step("a long string is shown cut short", async () => {
+    const result = await decodeZod(z.object({ l: z.literal("x") }), {
+      l: "y".repeat(100),
+    });
+    assert.deepEqual(linesOf(result), [
+      `l: expected "x", got "${"y".repeat(57)}..."`,
+    ]);
+  });
+});
+
+Deno.test("decodeArguments() checks the raw JSON Schema keywords a tool may use", async (t) => {
+  const check = async (schema: JsonSchema, value: unknown) =>
+    linesOf(
+      await decodeRaw({ type: "object", properties: { a: schema } }, {
+        a: value,
+      }),
+    );
+
+  await t.step("a type list", async () => {
+    assert.deepEqual(await check({ type: ["string", "null"] }, 1), [
+      "a: expected string or null, got number",
+    ]);
+  });
+
+  await t.step("const", async () => {
+    assert.deepEqual(await check({ const: 3 }, 4), ["a: expected 3, got 4"]);
+  });
+
+  await t.step("enum of objects compares by value", async () => {
+    const schema = { enum: [{ x: 1 }, [1, 2]] };
+    assert.deepEqual(
+      await decodeRaw({ type: "object", properties: { a: schema } }, {
+        a: { x: 1 },
+      }),
+      { ok: true, value: { a: { x: 1 } } },
+    );
+    assert.deepEqual(await check(schema, { x: 2 }), [
+      'a: expected one of {"x":1}, [1,2], got object',
+    ]);
+  });
+
+  await t.step("pattern and length together", async () => {
+    assert.deepEqual(
+      await check({ type: "string", minLength: 2, pattern: "^[a-z]+$" }, "A"),
+      [
+        "a: expected at least 2 characters, got 1",
+        'a: expected a string matching /^[a-z]+$/, got "A"',
+      ],
+    );
+  });
+
+  await t.step("exclusiveMaximum and multipleOf", async () => {
+    assert.deepEqual(await check({ type: "number", exclusiveMaximum: 5 }, 5), [
+      "a: expected a number < 5, got 5",
+    ]);
+    assert.deepEqual(await check({ type: "number", multipleOf: 0.5 }, 0.75), [
+      "a: expected a multiple of 0.5, got 0.75",
+    ]);
+  });
+
+  await t.step("minItems", async () => {
+    assert.deepEqual(await check({ type: "array", minItems: 2 }, [1]), [
+      "a: expected at least 2 items, got 1",
+    ]);
+  });
+
+  await t.step("anyOf, oneOf and allOf", async () => {
+    assert.deepEqual(
+      await check({ anyOf: [{ type: "string" }, { type: "number" }] }, true),
+      ["a: does not match any of the allowed forms, got true"],
+    );
+    assert.deepEqual(
+      await check({ oneOf: [{ type: "number" }, { type: "integer" }] }, 2),
+      ["a: matches 2 of the forms where exactly one is allowed"],
+    );
+    assert.deepEqual(
+      await check({ allOf: [{ type: "number" }, { minimum: 3 }] }, 2),
+      ["a: expected a number >= 3, got 2"],
+    );
+  });
+
+  await t.step(
+    "an invalid pattern in the tool's own schema is not the caller's fault",
+    async () => {
+      assert.deepEqual(
+        await decodeRaw(
+          {
+            type: "object",
+            properties: { a: { type: "string", pattern: "(" } },
+          },
+          { a: "x" },
+        ),
+        { ok: true, value: { a: "x" } },
+      );
+    },
+  );
+});
+
+Deno.test("formatPath() renders keys and indexes as a model would write them", () => {
+  assert.equal(formatPath([]), "arguments");
+  assert.equal(formatPath(["items", 2, "id"]), "items[2].id");
+  assert.equal(formatPath(["odd key"]), '["odd key"]');
+  assert.equal(formatPath(["a", "b c", 1]), 'a["b c"][1]');
+  assert.equal(formatPath(["$ref", "x-y", "_z"]), "$ref.x-y._z");
+});
+
+Deno.test("formatProblems() writes a heading and one line per problem", async (t) => {
+  const problems = [
+    { path: "path", message: "expected string, got number" },
+    { path: "name", message: "required" },
+  ];
+
+  await t.step("with the tool's name", () => {
+    assert.equal(
+      formatProblems(problems, { tool: "greet" }),
+      'Invalid arguments for tool "greet":\npath: expected string, got number\nname: required',
+    );
+  });
+
+  await t.step("without a tool", () => {
+    assert.equal(
+      formatProblems(problems),
+      "Invalid arguments:\npath: expected string, got number\nname: required",
+    );
+  });
+
+  await t.step("a tool name is quoted as JSON", () => {
+    assert.equal(
+      formatProblems([{ path: "a", message: "required" }], {
+        tool: 'say "hi"',
+      }),
+      'Invalid arguments for tool "say \\"hi\\"":\na: required',
+    );
+  });
+});
+
+Deno.test("ArgumentError is a ToolError listing its problems", () => {
+  const problems = [{ path: "limit", message: "expected integer, got 1.5" }];
+  const err = new ArgumentError(problems, { tool: "search" });
+  assert.ok(err instanceof ToolError);
+  assert.ok(err instanceof Error);
+  assert.equal(err.name, "ArgumentError");
+  assert.deepEqual(err.problems, problems);
+  assert.equal(
+    err.message,
+    'Invalid arguments for tool "search":\nlimit: expected integer, got 1.5',
+  );
+  assert.equal(
+    new ArgumentError(problems).message,
+    "Invalid arguments:\nlimit: expected integer, got 1.5",
+  );
+});
+
+Deno.test("requireString() and optionalString() read strings and refuse anything else", async (t) => {
+  await t.step("present", () => {
+    assert.equal(requireString({ path: "a.txt" }, "path"), "a.txt");
+    assert.equal(requireString({ path: "" }, "path"), "");
+  });
+
+  await t.step("missing", () => {
+    const err = argumentErrorOf(() => requireString({}, "path"));
+    assert.equal(err.message, oneLine("path", "required"));
+    assert.deepEqual(err.problems, [{ path: "path", message: "required" }]);
+  });
+
+  await t.step("wrong type", () => {
+    assert.equal(
+      argumentErrorOf(() => requireString({ path: 1 }, "path")).message,
+      oneLine("path", "expected string, got number"),
+    );
+    assert.equal(
+      argumentErrorOf(() => requireString({ path: null }, "path")).message,
+      oneLine("path", "expected string, got null"),
+    );
+    assert.equal(
+      argumentErrorOf(() => requireString({ path: ["a"] }, "path")).message,
+      oneLine("path", "expected string, got array"),
+    );
+  });
+
+  await t.step("optional: absent, fallback, present and wrong", () => {
+    assert.equal(optionalString({}, "mode"), undefined);
+    assert.equal(optionalString({}, "mode", "fast"), "fast");
+    assert.equal(optionalString({ mode: "slow" }, "mode", "fast"), "slow");
+    assert.equal(optionalString({ mode: "" }, "mode", "fast"), "");
+    assert.equal(
+      argumentErrorOf(() => optionalString({ mode: 1 }, "mode", "fast"))
+        .message,
+      oneLine("mode", "expected string, got number"),
+    );
+  });
+});
+
+Deno.test("requireNumber() and optionalNumber() read finite numbers within bounds", async (t) => {
+  await t.step("in range", () => {
+    assert.equal(
+      requireNumber({ ratio: 0.5 }, "ratio", { min: 0, max: 1 }),
+      0.5,
+    );
+    assert.equal(requireNumber({ ratio: 0 }, "ratio", { min: 0, max: 1 }), 0);
+    assert.equal(requireNumber({ ratio: 1 }, "ratio", { min: 0, max: 1 }), 1);
+    assert.equal(requireNumber({ ratio: -7.25 }, "ratio"), -7.25);
+  });
+
+  await t.step("out of range", () => {
+    assert.equal(
+      argumentErrorOf(() => requireNumber({ ratio: -0.1 }, "ratio", { min: 0 }))
+        .message,
+      oneLine("ratio", "expected a number >= 0, got -0.1"),
+    );
+    assert.equal(
+      argumentErrorOf(() => requireNumber({ ratio: 2 }, "ratio", { max: 1 }))
+        .message,
+      oneLine("ratio", "expected a number <= 1, got 2"),
+    );
+  });
+
+  await t.step("wrong type, missing, not finite", () => {
+    assert.equal(
+      argumentErrorOf(() => requireNumber({ ratio: "0.5" }, "ratio")).message,
+      oneLine("ratio", "expected number, got string"),
+    );
+    assert.equal(
+      argumentErrorOf(() => requireNumber({}, "ratio")).message,
+      oneLine("ratio", "required"),
+    );
+    assert.equal(
+      argumentErrorOf(() => requireNumber({ ratio: Infinity }, "ratio"))
+        .message,
+      oneLine("ratio", "expected a finite number, got Infinity"),
+    );
+    assert.equal(
+      argumentErrorOf(() => requireNumber({ ratio: NaN }, "ratio")).message,
+      oneLine("ratio", "expected a finite number, got NaN"),
+    );
+  });
+
+  await t.step("optional", () => {
+    assert.equal(optionalNumber({}, "ratio", { min: 0 }), undefined);
+    assert.equal(optionalNumber({ ratio: 3 }, "ratio"), 3);
+    assert.equal(
+      argumentErrorOf(() => optionalNumber({ ratio: 3 }, "ratio", { max: 1 }))
+        .message,
+      oneLine("ratio", "expected a number <= 1, got 3"),
+    );
+  });
+});
+
+Deno.test("requireInt() and optionalInt() read integers within bounds", async (t) => {
+  await t.step("in range", () => {
+    assert.equal(requireInt({ limit: 10 }, "limit", { min: 1, max: 100 }), 10);
+    assert.equal(requireInt({ limit: -3 }, "limit"), -3);
+  });
+
+  await t.step("a float names the value", () => {
+    assert.equal(
+      argumentErrorOf(() => requireInt({ limit: 1.5 }, "limit")).message,
+      oneLine("limit", "expected integer, got 1.5"),
+    );
+  });
+
+  await t.step("a string names the type", () => {
+    assert.equal(
+      argumentErrorOf(() => requireInt({ limit: "10" }, "limit")).message,
+      oneLine("limit", "expected integer, got string"),
+    );
+  });
+
+  await t.step("beyond the safe integers", () => {
+    assert.equal(
+      argumentErrorOf(() => requireInt({ limit: 2 ** 53 }, "limit")).message,
+      oneLine("limit", `expected integer, got ${2 ** 53}`),
+    );
+  });
+
+  await t.step("bounds", () => {
+    assert.equal(
+      argumentErrorOf(() => requireInt({ limit: 0 }, "limit", { min: 1 }))
+        .message,
+      oneLine("limit", "expected a number >= 1, got 0"),
+    );
+    assert.equal(
+      argumentErrorOf(() => requireInt({ limit: 101 }, "limit", { max: 100 }))
+        .message,
+      oneLine("limit", "expected a number <= 100, got 101"),
+    );
+  });
+
+  await t.step("optional: absent, present, bounds still apply", () => {
+    assert.equal(optionalInt({}, "limit", { max: 100 }), undefined);
+    assert.equal(optionalInt({ limit: 5 }, "limit", { max: 100 }), 5);
+    assert.equal(
+      argumentErrorOf(() => optionalInt({ limit: 500 }, "limit", { max: 100 }))
+        .message,
+      oneLine("limit", "expected a number <= 100, got 500"),
+    );
+    assert.equal(
+      argumentErrorOf(() => optionalInt({ limit: 0.5 }, "limit")).message,
+      oneLine("limit", "expected integer, got 0.5"),
+    );
+  });
+});
+
+Deno.test("requireBoolean() and optionalBoolean() read booleans, not truthy values", async (t) => {
+  await t.step("present", () => {
+    assert.equal(requireBoolean({ force: true }, "force"), true);
+    assert.equal(requireBoolean({ force: false }, "force"), false);
+  });
+
+  await t.step("wrong type and missing", () => {
+    assert.equal(
+      argumentErrorOf(() => requireBoolean({ force: "true" }, "force")).message,
+      oneLine("force", "expected boolean, got string"),
+    );
+    assert.equal(
+      argumentErrorOf(() => requireBoolean({ force: 1 }, "force")).message,
+      oneLine("force", "expected boolean, got number"),
+    );
+    assert.equal(
+      argumentErrorOf(() => requireBoolean({}, "force")).message,
+      oneLine("force", "required"),
+    );
+  });
+
+  await t.step("optional: an explicit false beats a true fallback", () => {
+    assert.equal(optionalBoolean({}, "force"), undefined);
+    assert.equal(optionalBoolean({}, "force", true), true);
+    assert.equal(optionalBoolean({ force: false }, "force", true), false);
+    assert.equal(
+      argumentErrorOf(() => optionalBoolean({ force: "no" }, "force", false))
+        .message,
+      oneLine("force", "expected boolean, got string"),
+    );
+  });
+});
+
+Deno.test("requireStringArray() names every bad index", async (t) => {
+  await t.step("valid", () => {
+    assert.deepEqual(requireStringArray({ tags: ["a", "b"] }, "tags"), [
+      "a",
+      "b",
+    ]);
+    assert.deepEqual(requireStringArray({ tags: [] }, "tags"), []);
+  });
+
+  await t.step("one bad item", () => {
+    const err = argumentErrorOf(() =>
+      requireStringArray({ tags: ["a", 2, "c"] }, "tags")
+    );
+    assert.equal(
+      err.message,
+      oneLine("tags[1]", "expected string, got number"),
+    );
+  });
+
+  await t.step("several bad items, one line each", () => {
+    const err = argumentErrorOf(() =>
+      requireStringArray({ tags: [null, "b", {}] }, "tags")
+    );
+    assert.deepEqual(err.problems, [
+      { path: "tags[0]", message: "expected string, got null" },
+      { path: "tags[2]", message: "expected string, got object" },
+    ]);
+    assert.equal(
+      err.message,
+      "Invalid arguments:\ntags[0]: expected string, got null\ntags[2]: expected string, got object",
+    );
+  });
+
+  await t.step("not an array, or missing", () => {
+    assert.equal(
+      argumentErrorOf(() => requireStringArray({ tags: "a,b" }, "tags"))
+        .message,
+      oneLine("tags", "expected array, got string"),
+    );
+    assert.equal(
+      argumentErrorOf(() => requireStringArray({}, "tags")).message,
+      oneLine("tags", "required"),
+    );
+  });
+});
+
+Deno.test("requireEnum() accepts only the listed values", async (t) => {
+  const modes = ["a", "b"] as const;
+
+  await t.step("listed", () => {
+    assert.equal(requireEnum({ mode: "b" }, "mode", modes), "b");
+  });
+
+  await t.step("unlisted string, other type, missing", () => {
+    assert.equal(
+      argumentErrorOf(() => requireEnum({ mode: "c" }, "mode", modes)).message,
+      oneLine("mode", 'expected one of "a", "b", got "c"'),
+    );
+    assert.equal(
+      argumentErrorOf(() => requireEnum({ mode: 1 }, "mode", modes)).message,
+      oneLine("mode", 'expected one of "a", "b", got 1'),
+    );
+    assert.equal(
+      argumentErrorOf(() => requireEnum({}, "mode", modes)).message,
+      oneLine("mode", "required"),
+    );
+  });
+
+  await t.step("case matters", () => {
+    assert.equal(
+      argumentErrorOf(() => requireEnum({ mode: "A" }, "mode", modes)).message,
+      oneLine("mode", 'expected one of "a", "b", got "A"'),
+    );
+  });
+});
+
+Deno.test("an accessor's ArgumentError reaches the model as an isError result", async () => {
+  const server = createServer({ name: "args", version: "0.0.0" });
+  let ran = 0;
+  server.tool({
+    name: "page",
+    description: "Reads raw arguments with accessors",
+    input: {
+      type: "object",
+      properties: { limit: { type: "number" }, tags: { type: "array" } },
+    },
+    handler: (args) => {
+      const limit = requireInt(args, "limit", { min: 1, max: 50 });
+      const tags = requireStringArray(args, "tags");
+      ran++;
+      return {
+        content: [{ type: "text", text: `${limit} ${tags.join(",")}` }],
+      };
+    },
+  });
+  await using client = await connect(server);
+  assert.deepEqual(await client.call("page", { limit: 51, tags: [] }), {
+    content: [{
+      type: "text",
+      text: "Invalid arguments:\nlimit: expected a number <= 50, got 51",
+    }],
+    isError: true,
+  });
+  assert.deepEqual(await client.call("page", { limit: 5, tags: ["x", 1] }), {
+    content: [{
+      type: "text",
+      text: "Invalid arguments:\ntags[1]: expected string, got number",
+    }],
+    isError: true,
+  });
+  assert.equal(ran, 0);
+  assert.deepEqual(await client.call("page", { limit: 5, tags: ["x", "y"] }), {
+    content: [{ type: "text", text: "5 x,y" }],
+  });
+  assert.equal(ran, 1);
+});
