@@ -9,19 +9,19 @@
 
 import { dirname, resolve } from "node:path";
 
-/** The directories to watch and a key that changes when any of them does. */
-export interface WatchTargets {
-  /** Existing directories, deduplicated by identity. */
-  dirs: string[];
-  /** Compare with the previous key to know whether to re-watch. */
-  key: string;
+/** A directory to watch and its identity when looked at. */
+export interface WatchTarget {
+  /** An existing directory. */
+  dir: string;
+  /** Device, inode and birth time (the path where there are no inodes). */
+  id: string;
 }
 
 // Linux's own limit on symlink hops in one lookup.
 const MAX_HOPS = 40;
 
-/** Computes the directories to watch for the absolute path `path`. */
-export async function watchTargets(path: string): Promise<WatchTargets> {
+/** The directories to watch for the absolute path `path`, deduplicated. */
+export async function watchTargets(path: string): Promise<WatchTarget[]> {
   const wanted = [dirname(path)];
   let hop = path;
   for (let i = 0; i < MAX_HOPS; i++) {
@@ -40,20 +40,15 @@ export async function watchTargets(path: string): Promise<WatchTargets> {
   } catch {
     // Missing or dangling: the lexical parents above are what can change.
   }
-  const dirs: string[] = [];
-  const ids: string[] = [];
+  const targets: WatchTarget[] = [];
   for (const dir of wanted) {
     const found = await nearestDirectory(dir);
-    if (ids.includes(found.id)) continue;
-    ids.push(found.id);
-    dirs.push(found.dir);
+    if (!targets.some((target) => target.id === found.id)) targets.push(found);
   }
-  return { dirs, key: ids.join("\n") };
+  return targets;
 }
 
-async function nearestDirectory(
-  start: string,
-): Promise<{ dir: string; id: string }> {
+async function nearestDirectory(start: string): Promise<WatchTarget> {
   let dir = start;
   while (true) {
     try {
