@@ -687,10 +687,21 @@ async function realSegments(
     if (!isMissing(error)) throw fileError(error, input, argument);
   }
   // Slow path: walk like the kernel, one component at a time, so a dangling
-  // link is followed to where a write through it would land.
-  const out: string[] = [];
-  const queue = [...segments];
-  let known = 0; // length of the prefix of `out` known to exist
+  // link is followed to where a write through it would land. A new file in
+  // an existing directory (the common case) starts from the real parent.
+  let out: string[] = [];
+  let queue = [...segments];
+  if (followLast && segments.length > 1) {
+    try {
+      out = splitAbsolute(
+        await Deno.realPath(joinSegments(segments.slice(0, -1))),
+      );
+      queue = [segments[segments.length - 1]];
+    } catch (error) {
+      if (!isMissing(error)) throw fileError(error, input, argument);
+    }
+  }
+  let known = out.length; // length of the prefix of `out` known to exist
   let hops = 0;
   while (queue.length > 0) {
     const part = queue.shift()!;
