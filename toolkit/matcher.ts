@@ -37,10 +37,29 @@
 
 import { checkPattern, PATTERN_VERBS } from "../validate/pattern.ts";
 
-/** What a host does with a call: run it, ask the user, or refuse it. */
+/**
+ * What a host does with a call: run it, ask the user, or refuse it.
+ *
+ * @example
+ * ```ts
+ * import { type Decision, Policy } from "@forge/toolkit";
+ *
+ * const decision: Decision = new Policy({}).evaluate(["read:a"]).decision; // "ask"
+ * ```
+ */
 export type Decision = "allow" | "ask" | "deny";
 
-/** The rule lists of a {@linkcode Policy}. */
+/**
+ * The rule lists of a {@linkcode Policy}.
+ *
+ * @example
+ * ```ts
+ * import { Policy, type PolicyRules } from "@forge/toolkit";
+ *
+ * const rules: PolicyRules = JSON.parse('{"allow": ["read:**"], "deny": ["exec:rm **"]}');
+ * const policy = new Policy(rules);
+ * ```
+ */
 export interface PolicyRules {
   /** Rules whose matches may run without asking. */
   allow?: readonly string[];
@@ -50,7 +69,17 @@ export interface PolicyRules {
   deny?: readonly string[];
 }
 
-/** The decision for one pattern of a call. */
+/**
+ * The decision for one pattern of a call.
+ *
+ * @example
+ * ```ts
+ * import { Policy } from "@forge/toolkit";
+ *
+ * const [first] = new Policy({ deny: ["write:/etc/**"] }).evaluate(["write:/etc/x"]).patterns;
+ * // first → { pattern: "write:/etc/x", decision: "deny", rule: "write:/etc/**" }
+ * ```
+ */
 export interface PatternDecision {
   /** The pattern as the tool reported it. */
   readonly pattern: string;
@@ -62,7 +91,17 @@ export interface PatternDecision {
   readonly problem?: string;
 }
 
-/** The decision for a whole call, with the reason for each pattern. */
+/**
+ * The decision for a whole call, with the reason for each pattern.
+ *
+ * @example
+ * ```ts
+ * import { Policy } from "@forge/toolkit";
+ *
+ * const result = new Policy({ allow: ["write:**"] }).evaluate(["delete:a", "write:b"]);
+ * // result.decision → "ask": delete:a matched no rule
+ * ```
+ */
 export interface PolicyDecision {
   /** `deny` if any pattern is denied, else `ask` if any needs asking, else `allow`. */
   readonly decision: Decision;
@@ -70,7 +109,16 @@ export interface PolicyDecision {
   readonly patterns: readonly PatternDecision[];
 }
 
-/** Where a rule came from, for {@linkcode RuleSyntaxError}. */
+/**
+ * Where a rule came from, for {@linkcode RuleSyntaxError}.
+ *
+ * @example
+ * ```ts
+ * import { RuleSyntaxError } from "@forge/toolkit";
+ *
+ * const error = new RuleSyntaxError("empty target", "read:", { column: 6, list: "allow", index: 0 });
+ * ```
+ */
 export interface RuleSyntaxErrorOptions {
   /**
    * The 1-based column in the rule where the problem is.

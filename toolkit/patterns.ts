@@ -112,7 +112,17 @@ export function canonicalPath(root: string, path: string): string {
   return displayName(segments, base.segments);
 }
 
-/** A file the handler acts on, with the patterns that name it. */
+/**
+ * A file the handler acts on, with the patterns that name it.
+ *
+ * @example
+ * ```ts
+ * import { fileAccess } from "@forge/toolkit";
+ *
+ * const target = await fileAccess("/srv").write("notes/a.md");
+ * await Deno.writeTextFile(target.path, "# Notes"); // target.patterns → ["write:notes/a.md"]
+ * ```
+ */
 export interface FileTarget {
   /** The verb of the access: `read`, `write` or `delete`. */
   readonly verb: "read" | "write" | "delete";
@@ -132,7 +142,17 @@ export interface FileTarget {
   readonly patterns: readonly string[];
 }
 
-/** A rename: `delete` of the source and `write` of the destination. */
+/**
+ * A rename: `delete` of the source and `write` of the destination.
+ *
+ * @example
+ * ```ts
+ * import { fileAccess } from "@forge/toolkit";
+ *
+ * const move = await fileAccess("/srv").rename("a.md", "b.md");
+ * await Deno.rename(move.from.path, move.to.path);
+ * ```
+ */
 export interface RenameTarget {
   /** The source, with verb `delete`. */
   readonly from: FileTarget;
@@ -142,7 +162,17 @@ export interface RenameTarget {
   readonly patterns: readonly string[];
 }
 
-/** Options for one file access. */
+/**
+ * Options for one file access.
+ *
+ * @example
+ * ```ts
+ * import { fileAccess } from "@forge/toolkit";
+ *
+ * // A refusal reads "file: … leaves the root /srv: …".
+ * await fileAccess("/srv").read("notes/a.md", { argument: "file" });
+ * ```
+ */
 export interface FileTargetOptions {
   /**
    * The argument name that error messages start with, so the model knows
@@ -157,6 +187,14 @@ export interface FileTargetOptions {
  * Builds file targets under one declared root. Each method checks and
  * resolves a caller's path and returns the target the handler must use
  * together with the patterns the probe reports.
+ *
+ * @example
+ * ```ts
+ * import { fileAccess } from "@forge/toolkit";
+ *
+ * const files = fileAccess("/srv");
+ * const target = await files.read("notes/a.md");
+ * ```
  */
 export interface FileAccess {
   /** The declared root, lexically normalised. */
@@ -238,10 +276,29 @@ export function fileAccess(root: string | URL): FileAccess {
   return new FileRoot(root);
 }
 
-/** The schemes a network target may use. */
+/**
+ * The schemes a network target may use.
+ *
+ * @example
+ * ```ts
+ * import { netAccess, type NetScheme } from "@forge/toolkit";
+ *
+ * const schemes: NetScheme[] = ["https", "wss"];
+ * netAccess("https://example.com", { schemes });
+ * ```
+ */
 export type NetScheme = "http" | "https" | "ws" | "wss";
 
-/** Options for {@linkcode netAccess}. */
+/**
+ * Options for {@linkcode netAccess}.
+ *
+ * @example
+ * ```ts
+ * import { netAccess } from "@forge/toolkit";
+ *
+ * netAccess("https://example.com/feed", { schemes: ["https"], argument: "feed" });
+ * ```
+ */
 export interface NetAccessOptions {
   /**
    * The schemes this tool accepts, a subset of http, https, ws and wss.
@@ -257,7 +314,17 @@ export interface NetAccessOptions {
   argument?: string;
 }
 
-/** A network endpoint the handler connects to, with its pattern. */
+/**
+ * A network endpoint the handler connects to, with its pattern.
+ *
+ * @example
+ * ```ts
+ * import { netAccess } from "@forge/toolkit";
+ *
+ * const target = netAccess("https://Example.com/feed");
+ * const response = await fetch(target.url); // target.target → "https://example.com"
+ * ```
+ */
 export interface NetTarget {
   /**
    * The URL to fetch or connect to: the parsed input with its host in
@@ -356,7 +423,16 @@ export function netAccess(
   });
 }
 
-/** Options for {@linkcode execAccess}. */
+/**
+ * Options for {@linkcode execAccess}.
+ *
+ * @example
+ * ```ts
+ * import { execAccess } from "@forge/toolkit";
+ *
+ * execAccess(["git", "status"], { argument: "command" });
+ * ```
+ */
 export interface ExecAccessOptions {
   /**
    * The argument name that error messages start with.
@@ -366,7 +442,17 @@ export interface ExecAccessOptions {
   argument?: string;
 }
 
-/** A program run, with the patterns that name it. */
+/**
+ * A program run, with the patterns that name it.
+ *
+ * @example
+ * ```ts
+ * import { execAccess } from "@forge/toolkit";
+ *
+ * const run = execAccess(["git", "status", "--short"]);
+ * const { stdout } = await new Deno.Command(run.program, { args: run.args }).output();
+ * ```
+ */
 export interface ExecTarget {
   /** The program to pass to `Deno.Command`, in NFC. */
   readonly program: string;
