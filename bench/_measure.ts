@@ -1,0 +1,264 @@
+/**
+ * The workloads of one measuring session against one server: cold start,
+ * sequential calls, pipelined calls, a 1 MiB argument, the probe round trip,
+ * peak RSS and stdin EOF with calls in flight. Every answer is checked, so a
+ * server that answers wrongly fails instead of looking fast.
+ *
+ * @module
+ */
+
+import { peakRss, type ServerProcess, spawnServer } from "./_driver.ts";
+import type { ServerSpec } from "./_servers.ts";
+
+/** How much work one session does. */
+export interface SessionPlan {
+  /** Unmeasured calls before the sequential run, so the JIT has warmed up. */
+  warmup: number;
+  /** Sequential `tools/call` round trips measured one by one. */
+  sequential: number;
+  /** Calls in the pipelined run. */
+  pipelined: number;
+  /** Calls kept in flight in the pipelined run. */
+  inFlight: number;
+  /** Round trips with the 1 MiB argument. */
+  big: number;
+  /** Size of the big argument, in characters (ASCII, so also bytes). */
+  bigBytes: number;
+  /** Calls of each kind in the probe comparison (probe-capable servers only). */
+  probe: number;
+  /** Calls in flight when stdin is closed. */
+  eofInFlight: number;
+}
+
+/** What one session measured. */
+export interface SessionResult {
+  /** Spawn to `initialize` answered, in milliseconds. */
+  coldMs: number;
+  /** Each sequential round trip, in milliseconds. */
+  sequentialMs: number[];
+  /** Pipelined calls per second. */
+  callsPerSecond: number;
+  /** Each 1 MiB round trip, in milliseconds. */
+  bigMs: number[];
+  /** Peak resident set of the server, in bytes (Linux only). */
+  peakRssBytes: number | undefined;
+  /** Closing stdin with calls in flight. */
+  eof: { exitMs: number; answered: number; sent: number; exited: boolean };
+  /** Interleaved plain calls, probes and real pattern-tool calls, in milliseconds. */
+  probe?: { plainMs: number[]; probeMs: number[]; patternMs: number[] };
+}
+
+/** The `initialize` request every session sends first. */
+export const INITIALIZE_PARAMS: Record<string, unknown> = {
+  protocolVersion: "2025-11-25",
+  capabilities: {},
+  clientInfo: { name: "forge-bench", version: "1.0.0" },
+};
+
+const ECHO = "hello, bench";
+
+/**
+ * Spawns a server and waits for its `initialize` answer; the elapsed time is
+ * the cold start.
+ */
+export async function startServer(
+  spec: ServerSpec,
+): Promise<{ server: ServerProcess; coldMs: number }> {
+  const start = performance.now();
+  const server = spawnServer(spec.command);
+  try {
+    const answer = await server.request("initialize", INITIALIZE_PARAMS);
+    const coldMs = performance.now() - start;
+    if (answer.error !== undefined || answer.result?.serverInfo === undefined) {
+      throw new Error(
+        `initialize failed: ${JSON.stringify(answer.error ?? answer.result)}`,
+      );
+    }
+    server.notify("notifications/initialized");
+    return { server, coldMs };
+  } catch (cause) {
+    await server.kill();
+    throw cause;
+  }
+}
+
+/** One cold start: spawn, `initialize`, close stdin, wait for the exit. */
+export async function coldStart(spec: ServerSpec): Promise<number> {
+  const { server, coldMs } = await startServer(spec);
+  const exit = await server.close();
+  if (!exit.exited) {
+    throw new Error("the server did not exit within 5 s of stdin EOF");
+  }
+  return coldMs;
+}
+
+async function echo(
+  server: ServerProcess,
+  text: string,
+  name = "echo",
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  const answer = await server.request("tools/call", {
+    name,
+    arguments: { text },
+    ...extra,
+  });
+  const content = answer.result?.content as { text?: string }[] | undefined;
+  if (answer.error !== undefined || content?.[0]?.text !== text) {
+    throw new Error(
+      `tools/call ${name} answered wrongly: ${
+        JSON.stringify(answer.error ?? answer.result).slice(0, 200)
+      }`,
+    );
+  }
+}
+
+async function sequential(
+  server: ServerProcess,
+  calls: number,
+): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < calls; i++) {
+    const start = performance.now();
+    await echo(server, ECHO);
+    times.push(performance.now() - start);
+  }
+  return times;
+}
+
+/** Keeps `inFlight` calls outstanding until `calls` have been answered. */
+function pipelined(
+  server: ServerProcess,
+  calls: number,
+  inFlight: number,
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let sent = 0;
+    let done = 0;
+    let failed = false;
+    const start = performance.now();
+    const issue = () => {
+      sent++;
+      echo(server, ECHO).then(() => {
+        done++;
+        if (sent < calls) issue();
+        else if (done === calls) {
+          resolve(calls / ((performance.now() - start) / 1000));
+        }
+      }, (error) => {
+        if (!failed) reject(error);
+        failed = true;
+      });
+    };
+    for (let i = 0; i < Math.min(inFlight, calls); i++) issue();
+  });
+}
+
+async function probeComparison(
+  server: ServerProcess,
+  calls: number,
+): Promise<NonNullable<SessionResult["probe"]>> {
+  const plainMs: number[] = [];
+  const probeMs: number[] = [];
+  const patternMs: number[] = [];
+  const args = { path: "notes/today.txt", text: ECHO };
+  for (let i = 0; i < calls; i++) {
+    let start = performance.now();
+    await echo(server, ECHO);
+    plainMs.push(performance.now() - start);
+
+    start = performance.now();
+    const probe = await server.request("tools/call", {
+      name: "note",
+      arguments: args,
+      _meta: { "forge.permission_patterns": true },
+    });
+    probeMs.push(performance.now() - start);
+    const meta = probe.result?._meta as Record<string, unknown> | undefined;
+    const patterns = meta?.["forge.patterns"] as string[] | undefined;
+    if (patterns?.[0] !== "write:notes/today.txt") {
+      throw new Error(
+        `the probe answered wrongly: ${JSON.stringify(probe).slice(0, 200)}`,
+      );
+    }
+
+    start = performance.now();
+    const real = await server.request("tools/call", {
+      name: "note",
+      arguments: args,
+    });
+    patternMs.push(performance.now() - start);
+    const content = real.result?.content as { text?: string }[] | undefined;
+    if (content?.[0]?.text !== `write:notes/today.txt ${ECHO}`) {
+      throw new Error(
+        `the pattern tool answered wrongly: ${
+          JSON.stringify(real).slice(0, 200)
+        }`,
+      );
+    }
+  }
+  return { plainMs, probeMs, patternMs };
+}
+
+/**
+ * Runs every workload against a fresh server, in a fixed order, and kills
+ * the server if anything fails.
+ */
+export async function runSession(
+  spec: ServerSpec,
+  plan: SessionPlan,
+): Promise<SessionResult> {
+  const { server, coldMs } = await startServer(spec);
+  try {
+    const list = await server.request("tools/list", {});
+    const tools = list.result?.tools as { name: string }[] | undefined;
+    if (!tools?.some((tool) => tool.name === "echo")) {
+      throw new Error(`tools/list has no echo tool: ${JSON.stringify(list)}`);
+    }
+    await sequential(server, plan.warmup);
+    const sequentialMs = await sequential(server, plan.sequential);
+    const callsPerSecond = await pipelined(
+      server,
+      plan.pipelined,
+      plan.inFlight,
+    );
+    const big = "x".repeat(plan.bigBytes);
+    const bigMs: number[] = [];
+    for (let i = 0; i < plan.big; i++) {
+      const start = performance.now();
+      await echo(server, big);
+      bigMs.push(performance.now() - start);
+    }
+    const probe = spec.probe
+      ? await probeComparison(server, plan.probe)
+      : undefined;
+    const peakRssBytes = await peakRss(server.pid);
+
+    // The hard case for shutdown: the calls and the EOF arrive together.
+    const pending = Array.from(
+      { length: plan.eofInFlight },
+      (_, i) => echo(server, `in flight ${i}`),
+    );
+    const outcomes = Promise.allSettled(pending);
+    const exit = await server.close();
+    const settled = await outcomes;
+    const answered = settled.filter((s) => s.status === "fulfilled").length;
+    return {
+      coldMs,
+      sequentialMs,
+      callsPerSecond,
+      bigMs,
+      peakRssBytes,
+      eof: {
+        exitMs: exit.exitMs,
+        answered,
+        sent: plan.eofInFlight,
+        exited: exit.exited,
+      },
+      probe,
+    };
+  } catch (cause) {
+    await server.kill();
+    throw cause;
+  }
+}

@@ -1,0 +1,274 @@
+/**
+ * Turning the sessions of one harness run into the table: medians per
+ * server, ratios against the raw Deno loop of the same run, and the issue's
+ * targets checked against the toolkit's figures.
+ *
+ * @module
+ */
+
+import type { SessionResult } from "./_measure.ts";
+import { median, percentile } from "./_stats.ts";
+
+/** Everything measured for one server in one run. */
+export interface ServerRecord {
+  /** The server's id. */
+  id: string;
+  /** Its label in the table. */
+  label: string;
+  /** The complete sessions, one per round. */
+  sessions: SessionResult[];
+  /** Cold starts measured outside sessions, in milliseconds. */
+  coldMs: number[];
+  /** What went wrong, one line per failed session or start. */
+  failures: string[];
+}
+
+/** One server's figures: medians over the run. */
+export interface ServerSummary {
+  /** The server's id. */
+  id: string;
+  /** Its label. */
+  label: string;
+  /** Complete sessions behind the figures. */
+  sessions: number;
+  /** Median spawn → `initialize` answered, in milliseconds. */
+  coldMs?: number;
+  /** Sequential round trip, pooled over all rounds, in microseconds. */
+  p50Us?: number;
+  /** 99th percentile of the same, in microseconds. */
+  p99Us?: number;
+  /** Median pipelined calls per second. */
+  callsPerSecond?: number;
+  /** Median 1 MiB round trip, in milliseconds. */
+  bigMs?: number;
+  /** Median peak RSS, in MiB. */
+  peakRssMiB?: number;
+  /** Median stdin EOF → exit with calls in flight, in milliseconds. */
+  eofExitMs?: number;
+  /** In-flight calls answered before exiting, the worst session's count. */
+  eofAnswered?: string;
+  /** The probe comparison's medians, in microseconds. */
+  probe?: { plainUs: number; probeUs: number; patternUs: number };
+  /** Failures, if any. */
+  failures: string[];
+}
+
+/**
+ * Medians of one server's sessions. Sequential latencies are pooled over
+ * rounds so the p99 rests on every call; the other figures are the median
+ * of one value per round.
+ *
+ * @example
+ * ```ts ignore
+ * const summary = summarize(record);
+ * ```
+ */
+export function summarize(record: ServerRecord): ServerSummary {
+  const sessions = record.sessions;
+  const summary: ServerSummary = {
+    id: record.id,
+    label: record.label,
+    sessions: sessions.length,
+    failures: record.failures,
+  };
+  const cold = [...sessions.map((s) => s.coldMs), ...record.coldMs];
+  if (cold.length > 0) summary.coldMs = median(cold);
+  if (sessions.length === 0) return summary;
+  const latencies = sessions.flatMap((s) => s.sequentialMs);
+  summary.p50Us = percentile(latencies, 50) * 1000;
+  summary.p99Us = percentile(latencies, 99) * 1000;
+  summary.callsPerSecond = median(sessions.map((s) => s.callsPerSecond));
+  summary.bigMs = median(sessions.flatMap((s) => s.bigMs));
+  const rss = sessions.flatMap((s) =>
+    s.peakRssBytes === undefined ? [] : [s.peakRssBytes]
+  );
+  if (rss.length > 0) summary.peakRssMiB = median(rss) / (1024 * 1024);
+  summary.eofExitMs = median(sessions.map((s) => s.eof.exitMs));
+  const worst = sessions.reduce((a, b) =>
+    a.eof.answered / a.eof.sent <= b.eof.answered / b.eof.sent ? a : b
+  );
+  summary.eofAnswered = `${worst.eof.answered}/${worst.eof.sent}${
+    sessions.every((s) => s.eof.exited) ? "" : " (killed)"
+  }`;
+  const probes = sessions.flatMap((s) =>
+    s.probe === undefined ? [] : [s.probe]
+  );
+  if (probes.length > 0) {
+    summary.probe = {
+      plainUs: percentile(probes.flatMap((p) => p.plainMs), 50) * 1000,
+      probeUs: percentile(probes.flatMap((p) => p.probeMs), 50) * 1000,
+      patternUs: percentile(probes.flatMap((p) => p.patternMs), 50) * 1000,
+    };
+  }
+  return summary;
+}
+
+function ratio(value: number | undefined, floor: number | undefined): string {
+  if (value === undefined || floor === undefined || floor === 0) return "";
+  return ` (${(value / floor).toFixed(2)}×)`;
+}
+
+function cell(
+  value: number | undefined,
+  digits: number,
+  floor?: number,
+): string {
+  if (value === undefined) return "—";
+  return `${value.toFixed(digits)}${ratio(value, floor)}`;
+}
+
+/**
+ * The markdown table of a run; ratios (in parentheses) divide by the server
+ * with id `floorId` from the same run.
+ *
+ * @example
+ * ```ts ignore
+ * console.log(renderTable(summaries, "raw-deno"));
+ * ```
+ */
+export function renderTable(
+  summaries: readonly ServerSummary[],
+  floorId: string,
+): string {
+  const floor = summaries.find((s) => s.id === floorId);
+  const lines = [
+    "| server | cold start ms | p50 µs | p99 µs | calls/s, 64 in flight | 1 MiB arg ms | peak RSS MiB | EOF→exit ms | answered at EOF |",
+    "|---|--:|--:|--:|--:|--:|--:|--:|--:|",
+  ];
+  for (const s of summaries) {
+    if (s.sessions === 0 && s.coldMs === undefined) {
+      lines.push(
+        `| ${s.label} | failed: ${
+          s.failures[0]?.replaceAll("|", "\\|") ?? "no result"
+        } ||||||||`,
+      );
+      continue;
+    }
+    lines.push(
+      `| ${s.label} | ${cell(s.coldMs, 1, floor?.coldMs)} | ${
+        cell(s.p50Us, 0, floor?.p50Us)
+      } | ${cell(s.p99Us, 0, floor?.p99Us)} | ${
+        cell(s.callsPerSecond, 0, floor?.callsPerSecond)
+      } | ${cell(s.bigMs, 2, floor?.bigMs)} | ${
+        cell(s.peakRssMiB, 1, floor?.peakRssMiB)
+      } | ${cell(s.eofExitMs, 1)} | ${s.eofAnswered ?? "—"} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+/** One target of the issue, checked. */
+export interface TargetCheck {
+  /** What the target says. */
+  target: string;
+  /** What was measured. */
+  measured: string;
+  /** Whether the measurement meets it; undefined when it could not be measured. */
+  met: boolean | undefined;
+}
+
+/**
+ * The issue's targets for the toolkit, checked against this run's figures.
+ *
+ * @example
+ * ```ts ignore
+ * for (const check of checkTargets(summaries)) console.log(check);
+ * ```
+ */
+export function checkTargets(
+  summaries: readonly ServerSummary[],
+): TargetCheck[] {
+  const get = (id: string) => summaries.find((s) => s.id === id);
+  const toolkit = get("toolkit");
+  const raw = get("raw-deno");
+  const tmcp = get("tmcp-deno");
+  const sdk = get("sdk-deno");
+  const check = (
+    target: string,
+    value: number | undefined,
+    measured: (value: number) => string,
+    met: (value: number) => boolean,
+  ): TargetCheck =>
+    value === undefined || Number.isNaN(value)
+      ? { target, measured: "not measured", met: undefined }
+      : { target, measured: measured(value), met: met(value) };
+  const over = (a: number | undefined, b: number | undefined) =>
+    a === undefined || b === undefined ? undefined : a / b;
+  const eofAll = toolkit?.eofAnswered !== undefined &&
+    /^(\d+)\/\1$/.test(toolkit.eofAnswered);
+  return [
+    check(
+      "cold start ≤ 80 ms",
+      toolkit?.coldMs,
+      (v) => `${v.toFixed(1)} ms`,
+      (v) => v <= 80,
+    ),
+    check(
+      "cold start below tmcp under Deno",
+      over(toolkit?.coldMs, tmcp?.coldMs),
+      (v) => `${v.toFixed(2)}× tmcp (${tmcp?.coldMs?.toFixed(1)} ms)`,
+      (v) => v < 1,
+    ),
+    check(
+      "cold start far below the bare McpServer",
+      over(toolkit?.coldMs, sdk?.coldMs),
+      (v) => `${v.toFixed(2)}× McpServer (${sdk?.coldMs?.toFixed(1)} ms)`,
+      (v) => v < 0.75,
+    ),
+    check(
+      "sequential p50 ≤ 1.1× the raw loop",
+      over(toolkit?.p50Us, raw?.p50Us),
+      (v) => `${v.toFixed(2)}×`,
+      (v) => v <= 1.1,
+    ),
+    check(
+      "≥ 50k calls/s with 64 in flight",
+      toolkit?.callsPerSecond,
+      (v) => `${Math.round(v)} calls/s`,
+      (v) => v >= 50_000,
+    ),
+    check(
+      "1 MiB argument ≤ 1.2× the raw loop",
+      over(toolkit?.bigMs, raw?.bigMs),
+      (v) => `${v.toFixed(2)}×`,
+      (v) => v <= 1.2,
+    ),
+    check(
+      "peak RSS ≤ 1.5× the raw loop",
+      over(toolkit?.peakRssMiB, raw?.peakRssMiB),
+      (v) => `${v.toFixed(2)}×`,
+      (v) => v <= 1.5,
+    ),
+    check(
+      "stdin EOF → exit ≤ 10 ms, every in-flight answer written",
+      toolkit?.eofExitMs,
+      (v) => `${v.toFixed(1)} ms, ${toolkit?.eofAnswered} answered`,
+      (v) => v <= 10 && eofAll,
+    ),
+    check(
+      "probe round trip ≤ 1.0× a plain call",
+      over(toolkit?.probe?.probeUs, toolkit?.probe?.plainUs),
+      (v) =>
+        `${v.toFixed(2)}× (probe ${
+          toolkit?.probe?.probeUs.toFixed(0)
+        } µs, plain ${toolkit?.probe?.plainUs.toFixed(0)} µs)`,
+      (v) => v <= 1.0,
+    ),
+  ];
+}
+
+/**
+ * The target checks as a markdown list.
+ *
+ * @example
+ * ```ts ignore
+ * console.log(renderTargets(checkTargets(summaries)));
+ * ```
+ */
+export function renderTargets(checks: readonly TargetCheck[]): string {
+  return checks.map((c) =>
+    `- ${
+      c.met === undefined ? "n/a " : c.met ? "met " : "MISSED"
+    } ${c.target}: ${c.measured}`
+  ).join("\n");
+}

@@ -1,0 +1,116 @@
+/**
+ * The servers the stdio harness compares: the same `echo` tool written with
+ * the toolkit, the bare SDK, fastmcp, tmcp and by hand, under Deno and Node.
+ * Deno runs resolve packages through the root deno.json (peers pinned
+ * exactly there); Node runs through bench/node/package-lock.json.
+ *
+ * @module
+ */
+
+/** One server under test. */
+export interface ServerSpec {
+  /** A short id for flags and JSON output, such as `sdk-node`. */
+  id: string;
+  /** The label in the table. */
+  label: string;
+  /** The runtime it runs on. */
+  runtime: "deno" | "node";
+  /** The command that starts it. */
+  command: string[];
+  /** Whether it has the toolkit's `note` pattern tool for the probe round trip. */
+  probe: boolean;
+}
+
+/** The harness's repository root, as a path. */
+export const REPO_ROOT: string = new URL("..", import.meta.url).pathname
+  .replace(/\/$/, "");
+
+/** Where the Node peers are installed. */
+export const NODE_DIR: string = `${REPO_ROOT}/bench/node`;
+
+/**
+ * Every server, the raw Deno loop (the floor the ratios divide by) first.
+ *
+ * @example
+ * ```ts
+ * import { serverCatalogue } from "./_servers.ts";
+ *
+ * serverCatalogue().map((s) => s.id).includes("toolkit"); // true
+ * ```
+ */
+export function serverCatalogue(): ServerSpec[] {
+  const deno = (file: string) => [
+    Deno.execPath(),
+    "run",
+    "--allow-all",
+    "--config",
+    `${REPO_ROOT}/deno.json`,
+    `${REPO_ROOT}/bench/${file}`,
+  ];
+  const node = (file: string) => ["node", `${REPO_ROOT}/bench/${file}`];
+  return [
+    {
+      id: "raw-deno",
+      label: "raw JSON-RPC loop (Deno)",
+      runtime: "deno",
+      command: deno("servers/raw_echo.ts"),
+      probe: false,
+    },
+    {
+      id: "toolkit",
+      label: "@forge/toolkit (Deno)",
+      runtime: "deno",
+      command: deno("servers/toolkit_echo.ts"),
+      probe: true,
+    },
+    {
+      id: "sdk-deno",
+      label: "SDK McpServer (Deno)",
+      runtime: "deno",
+      command: deno("node/sdk_echo.mjs"),
+      probe: false,
+    },
+    {
+      id: "tmcp-deno",
+      label: "tmcp + zod (Deno)",
+      runtime: "deno",
+      command: deno("node/tmcp_echo.mjs"),
+      probe: false,
+    },
+    {
+      id: "fastmcp-deno",
+      label: "fastmcp (Deno)",
+      runtime: "deno",
+      command: deno("node/fastmcp_echo.mjs"),
+      probe: false,
+    },
+    {
+      id: "raw-node",
+      label: "raw JSON-RPC loop (Node)",
+      runtime: "node",
+      command: node("node/raw_echo.mjs"),
+      probe: false,
+    },
+    {
+      id: "sdk-node",
+      label: "SDK McpServer (Node)",
+      runtime: "node",
+      command: node("node/sdk_echo.mjs"),
+      probe: false,
+    },
+    {
+      id: "tmcp-node",
+      label: "tmcp + zod (Node)",
+      runtime: "node",
+      command: node("node/tmcp_echo.mjs"),
+      probe: false,
+    },
+    {
+      id: "fastmcp-node",
+      label: "fastmcp (Node)",
+      runtime: "node",
+      command: node("node/fastmcp_echo.mjs"),
+      probe: false,
+    },
+  ];
+}
