@@ -201,7 +201,9 @@ class Scanner {
           `Expected a property name in double quotes${
             state === OBJECT_FIRST ? " or '}'" : ""
           }, found ${this.#describe(pos)}${
-            code === 39 ? " (JSON strings use double quotes)" : ""
+            code === 39
+              ? ` (${this.#options.name} strings use double quotes)`
+              : ""
           }`,
           pos,
           this.#tokenEnd(pos),
@@ -467,8 +469,9 @@ class Scanner {
     const word = text.slice(start, end);
     const code = text.charCodeAt(start);
     let hint = "";
-    if (code === 39) hint = " (JSON strings use double quotes)";
-    else if (code === 43) hint = " (numbers cannot start with '+')";
+    if (code === 39) {
+      hint = ` (${this.#options.name} strings use double quotes)`;
+    } else if (code === 43) hint = " (numbers cannot start with '+')";
     else if (code === 46) hint = " (numbers must start with a digit)";
     else if (/^(?:NaN|-?Infinity|undefined)$/.test(word)) {
       hint = ` (${word} is not a JSON value)`;
@@ -594,8 +597,16 @@ class Scanner {
 
   #quote(start: number, end: number): string {
     let token = this.#text.slice(start, end);
+    if (token === '"') {
+      // Show the whole string token, which says more than its quote.
+      const close = this.#text.indexOf('"', start + 1);
+      const line = this.#lineEnd(start);
+      if (close !== -1 && close < line) {
+        token = this.#text.slice(start, close + 1);
+      }
+    }
     if (token.length > 40) token = token.slice(0, 40) + "…";
-    return `'${token}'`;
+    return token.includes("'") ? `"${token}"` : `'${token}'`;
   }
 }
 

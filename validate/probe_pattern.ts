@@ -51,5 +51,9 @@ function firstNonNfc(target: string): number {
 }
 
 function sentence(problem: string): string {
-  return `Invalid permission pattern: ${problem}`;
+  // The position is in the diagnostic; an offset in the message would
+  // count UTF-16 units from another origin and confuse.
+  return `Invalid permission pattern: ${
+    problem.replace(/ at offset \d+$/, "")
+  }`;
 }

@@ -272,13 +272,12 @@ function locate(source: string, flags: string): Located | undefined {
         continue;
       }
       if (unicode) {
-        const incomplete = /^\{\d/.test(source.slice(i, i + 2));
         return fail(
-          incomplete ? "Incomplete quantifier" : "Lone quantifier brackets",
+          canQuantify ? "Incomplete quantifier" : "Lone quantifier brackets",
           i,
           i + 1,
-          incomplete
-            ? "Incomplete quantifier: expected {n}, {n,} or {n,m}"
+          canQuantify
+            ? "Incomplete quantifier: expected {n}, {n,} or {n,m} (or escape the brace as \\{)"
             : "Lone '{' with the u or v flag: escape it as \\{",
         );
       }
@@ -300,7 +299,7 @@ function locate(source: string, flags: string): Located | undefined {
       continue;
     }
     canQuantify = true;
-    i += (source.codePointAt(i)! > 0xffff) ? 2 : 1;
+    i += unicode && source.codePointAt(i)! > 0xffff ? 2 : 1;
   }
   const open = stack.pop();
   if (open !== undefined) {
@@ -637,7 +636,8 @@ function checkClass(
       i++;
       continue;
     } else {
-      code = source.codePointAt(i)!;
+      // Without u or v, a pattern is read in UTF-16 code units.
+      code = unicode ? source.codePointAt(i)! : source.charCodeAt(i);
       i += code > 0xffff ? 2 : 1;
     }
     if (rangeFrom !== undefined) {
@@ -652,13 +652,17 @@ function checkClass(
           };
         }
       } else if (code < rangeFrom.code) {
+        const surrogates = !unicode &&
+          (isSurrogate(code) || isSurrogate(rangeFrom.code));
         return {
           kind: "Range out of order in character class",
           start: rangeFrom.start,
           end: i,
-          message: `Range ${
-            source.slice(rangeFrom.start, i)
-          } is out of order: expected the lower character first`,
+          message: surrogates
+            ? "Range out of order: without the u flag a character beyond U+FFFF is two UTF-16 units, so this range is split; add the u (or v) flag"
+            : `Range ${
+              source.slice(rangeFrom.start, i)
+            } is out of order: expected the lower character first`,
         };
       }
       rangeFrom = undefined;
@@ -676,4 +680,8 @@ function checkClass(
     message:
       "Unterminated character class: expected ']' to close this '[' (or escape it as \\[)",
   };
+}
+
+function isSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdfff;
 }

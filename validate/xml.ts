@@ -529,7 +529,7 @@ class XmlReader {
     );
     if (target.toLowerCase() === "xml") {
       throw new XmlError(
-        "XML declaration not at the very start: '<?xml …?>' must be the first thing in the document (no whitespace or BOM-less text before it)",
+        "XML declaration not at the very start: '<?xml …?>' must be the first thing in the document (not even whitespace may come before it)",
         start,
         start + 5,
       );

@@ -41,13 +41,181 @@ export function parseYaml(text: string): Parsed {
     return { ok: true, value, diagnostics: [] };
   } catch (error) {
     if (error instanceof YAMLException && error.mark !== undefined) {
-      return {
-        ok: false,
-        diagnostics: [locator.diagnostic(error.mark.position, error.reason)],
-      };
+      const { offset, message } = explain(
+        text,
+        error.mark.position,
+        error.reason,
+      );
+      return { ok: false, diagnostics: [locator.diagnostic(offset, message)] };
     }
     throw error;
   }
+}
+
+interface Explained {
+  offset: number;
+  message: string;
+}
+
+// js-yaml's reasons in sentence case and, where it helps, moved to the
+// character to fix and told with the fix.
+function explain(text: string, at: number, reason: string): Explained {
+  if (reason === "duplicated mapping key") {
+    const quote = text[at - 1];
+    const start = quote === '"' || quote === "'" ? at - 1 : at;
+    let key: string | undefined;
+    if (start < at) {
+      const close = text.indexOf(quote, at);
+      if (close !== -1 && close - at <= 80) key = text.slice(at, close);
+    } else {
+      key = /^[^:\r\n]{1,80}?(?=\s*:)/.exec(text.slice(at, at + 100))?.[0]
+        .trim();
+    }
+    return {
+      offset: start,
+      message: `Duplicate key${
+        key === undefined ? "" : ` ${JSON.stringify(key)}`
+      } in a mapping: YAML keys must be unique`,
+    };
+  }
+  if (reason.startsWith("nesting exceeded maxDepth")) {
+    return {
+      offset: at,
+      message:
+        `Nesting too deep: at most ${YAML_MAX_DEPTH} nested collections are accepted`,
+    };
+  }
+  if (reason.startsWith("unknown escape sequence") && text[at - 1] === "\\") {
+    return {
+      offset: at - 1,
+      message: `Unknown escape \\${
+        String.fromCodePoint(text.codePointAt(at) ?? 63)
+      } in a double-quoted string: write \\\\ for a backslash, or use single quotes`,
+    };
+  }
+  if (reason === "bad indentation of a mapping entry") {
+    // Point at the entry, not at the colon where the parser noticed.
+    const lineStart = Math.max(
+      text.lastIndexOf("\n", at - 1),
+      text.lastIndexOf("\r", at - 1),
+    ) + 1;
+    const first = lineStart +
+      /^[ \t]*/.exec(text.slice(lineStart, at))![0].length;
+    return {
+      offset: first,
+      message:
+        "Bad indentation of a mapping entry: indent it like the other keys of its mapping",
+    };
+  }
+  if (
+    reason === "deficient indentation" ||
+    reason.startsWith("unexpected end of the stream within")
+  ) {
+    const open = openConstruct(text, at);
+    if (open !== undefined) return open;
+  }
+  return {
+    offset: at,
+    message: reason.charAt(0).toUpperCase() + reason.slice(1),
+  };
+}
+
+// Finds a quoted scalar or flow collection still open at `end`, which is
+// what "deficient indentation" or an early end of the stream usually means.
+// A small lexer: comments, quotes, flow brackets and block scalars only.
+function openConstruct(text: string, end: number): Explained | undefined {
+  const flows: number[] = [];
+  let i = 0;
+  let lineIndent = 0;
+  let lineStart = true;
+  while (i < end) {
+    const c = text[i];
+    if (c === "\n" || c === "\r") {
+      i++;
+      lineStart = true;
+      lineIndent = 0;
+      continue;
+    }
+    if (lineStart) {
+      const indent = /^[ ]*/.exec(text.slice(i, i + 200))![0].length;
+      lineIndent = indent;
+      lineStart = false;
+      i += indent;
+      continue;
+    }
+    const before = i === 0 ? " " : text[i - 1];
+    const atToken = /[\s[{,:-]/.test(before);
+    if (c === "#" && /\s/.test(before)) {
+      while (i < end && text[i] !== "\n" && text[i] !== "\r") i++;
+      continue;
+    }
+    if ((c === '"' || c === "'") && atToken) {
+      const start = i;
+      i++;
+      for (;;) {
+        if (i >= end) {
+          return {
+            offset: start,
+            message: `Unterminated quoted string: expected a closing ${c}`,
+          };
+        }
+        if (c === '"' && text[i] === "\\") {
+          i += 2;
+          continue;
+        }
+        if (text[i] === c) {
+          if (c === "'" && text[i + 1] === "'") {
+            i += 2;
+            continue;
+          }
+          i++;
+          break;
+        }
+        i++;
+      }
+      continue;
+    }
+    if ((c === "[" || c === "{") && (atToken || flows.length > 0)) {
+      flows.push(i);
+      i++;
+      continue;
+    }
+    if ((c === "]" || c === "}") && flows.length > 0) {
+      flows.pop();
+      i++;
+      continue;
+    }
+    if (
+      (c === "|" || c === ">") && flows.length === 0 && /[\s:-]/.test(before) &&
+      /^[|>][-+0-9]*[ \t]*(?:#.*)?(?:\r?\n|\r|$)/.test(text.slice(i, i + 100))
+    ) {
+      // A block scalar: skip the lines indented deeper than its parent.
+      const parent = lineIndent;
+      i = text.indexOf("\n", i);
+      if (i === -1 || i >= end) return undefined;
+      i++;
+      for (;;) {
+        const line = /^([ ]*)([^\r\n]*)/.exec(text.slice(i, i + 10_000))!;
+        if (line[2] !== "" && line[1].length <= parent) break;
+        const next = text.indexOf("\n", i);
+        if (next === -1 || next >= end) return undefined;
+        i = next + 1;
+      }
+      lineStart = true;
+      continue;
+    }
+    i++;
+  }
+  if (flows.length > 0) {
+    const start = flows[flows.length - 1];
+    return {
+      offset: start,
+      message: `Unclosed '${text[start]}': expected '${
+        text[start] === "[" ? "]" : "}"
+      }' to close this flow collection`,
+    };
+  }
+  return undefined;
 }
 
 type YamlEvent = ReturnType<typeof parseEvents>[number];
