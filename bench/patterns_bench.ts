@@ -44,8 +44,8 @@ const CALL = ["write:pkg29/src/app/main.ts", "read:docs9/guide/intro.md"];
 const UNMATCHED = ["write:elsewhere/a/b/c/d.ts"];
 const LONG = `write:${"a".repeat(2000)}`;
 
-const ROUNDS = 41;
-const BATCH_MS = 4;
+const ROUNDS = 101;
+const BATCH_MS = 2;
 
 interface Case {
   name: string;
@@ -144,7 +144,11 @@ if (import.meta.main) {
 async function medians(): Promise<void> {
   const batches = new Map<Case, number>();
   for (const c of CASES) {
-    // Calibrate a batch to about BATCH_MS, after warming the case up.
+    // Warm up first: a cold first call would otherwise set a batch of one,
+    // too short for the timer to measure.
+    const warm = performance.now() + 50;
+    while (performance.now() < warm) await c.fn();
+    // Then size a batch to take about BATCH_MS.
     let n = 1;
     for (;;) {
       const start = performance.now();
@@ -165,10 +169,14 @@ async function medians(): Promise<void> {
       samples.get(c)!.push(((performance.now() - start) * 1e6) / n);
     }
   }
-  console.log(`medians of ${ROUNDS} interleaved rounds, ns per call`);
+  console.log(`medians of ${ROUNDS} interleaved rounds, ns per call (batch)`);
   for (const c of CASES) {
     const sorted = samples.get(c)!.sort((a, b) => a - b);
     const median = sorted[(sorted.length - 1) / 2];
-    console.log(`${c.name.padEnd(46)} ${median.toFixed(0).padStart(9)}`);
+    console.log(
+      `${c.name.padEnd(46)} ${median.toFixed(0).padStart(9)}  (${
+        batches.get(c)
+      })`,
+    );
   }
 }
