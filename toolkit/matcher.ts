@@ -843,6 +843,12 @@ function compileNet(tokens: Token[], offset: number): NetForm {
   let hostTokens: Token[];
   let portTokens: Token[] | undefined;
   let host: Item[];
+  if (rest[0] !== undefined && isSpecial(rest[0], "[")) {
+    throw new Problem(
+      "an IPv6 address in a rule: expected its brackets escaped, such as \\[::1\\]",
+      rest[0].at,
+    );
+  }
   if (rest[0]?.lit && rest[0].c === "[") {
     const close = rest.findIndex((t) => t.lit && t.c === "]");
     const literal = close === -1 ? "" : text(rest.slice(0, close + 1));

@@ -216,6 +216,11 @@ const BAD_RULES: [string, number, string][] = [
     'scheme "ftp" is never named: expected http, https, ws or wss',
   ],
   [
+    "net:http://[::1]",
+    12,
+    "an IPv6 address in a rule: expected its brackets escaped, such as \\[::1\\]",
+  ],
+  [
     "net:https://x.com:99999",
     19,
     'port "99999" is out of range: expected 0 to 65535 without leading zeros',
