@@ -98,6 +98,9 @@ class Entry {
 export class DirHub {
   #watchFs: WatchFs;
   #entries = new Map<string, Entry>();
+  // Watches being shut down, by directory: a new watch of the same path
+  // must wait for them, or it would share their (possibly stale) OS watch.
+  #closing = new Map<string, Promise<void>>();
 
   constructor(watchFs: WatchFs = Deno.watchFs) {
     this.#watchFs = watchFs;
@@ -120,7 +123,9 @@ export class DirHub {
       const created = new Entry(dir, id);
       created.listeners.add(listener);
       this.#entries.set(dir, created);
-      this.#open(created);
+      const closing = this.#closing.get(dir);
+      if (closing === undefined) this.#open(created);
+      else this.#reopenAfter(created, closing);
       return;
     }
     entry.listeners.add(listener);
@@ -152,8 +157,13 @@ export class DirHub {
     this.#entries.delete(dir);
     entry.closed = true;
     entry.cancelPause();
-    await entry.stop();
-    await entry.busy;
+    const closed = (async () => {
+      await entry.stop();
+      await entry.busy;
+    })();
+    this.#closing.set(dir, closed);
+    await closed;
+    if (this.#closing.get(dir) === closed) this.#closing.delete(dir);
   }
 
   // Opens the watch now; true when it is in place.
@@ -223,6 +233,18 @@ export class DirHub {
       // Deno drops its registration only once the old iterator is done.
       await entry.stop();
       await entry.pause(delayMs);
+      if (entry.closed) return;
+      if (this.#open(entry)) {
+        for (const listener of [...entry.listeners]) listener.onGap();
+      }
+    })().finally(() => {
+      entry.busy = undefined;
+    });
+  }
+
+  #reopenAfter(entry: Entry, closing: Promise<void>): void {
+    entry.busy = (async () => {
+      await closing;
       if (entry.closed) return;
       if (this.#open(entry)) {
         for (const listener of [...entry.listeners]) listener.onGap();

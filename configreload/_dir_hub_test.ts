@@ -178,3 +178,18 @@ Deno.test("DirHub asks for another look when a directory vanishes before the wat
   assert.deepEqual(heard.failures, []);
   await hub.unsubscribe("/w", heard);
 });
+
+Deno.test("DirHub waits for a closing watch of a path before opening a new one", async () => {
+  const { hub, made } = fakeHub();
+  const first = listener();
+  const second = listener();
+  hub.subscribe("/w", "v1", first);
+  const leaving = hub.unsubscribe("/w", first);
+  hub.subscribe("/w", "v2", second);
+  // The old watch must be closed before the new one is made.
+  assert.equal(made.length, 1);
+  await leaving;
+  await until(() => made.length === 2 && second.gaps === 1, "the new watch");
+  assert.equal(made[0].closed, true);
+  await hub.unsubscribe("/w", second);
+});
