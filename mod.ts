@@ -155,6 +155,46 @@ export {
   ToolServer,
 } from "./toolkit/server.ts";
 export {
+  canonicalPath,
+  escapeGlob,
+  execAccess,
+  type ExecAccessOptions,
+  type ExecTarget,
+  type FileAccess,
+  fileAccess,
+  type FileTarget,
+  type FileTargetOptions,
+  netAccess,
+  type NetAccessOptions,
+  type NetScheme,
+  type NetTarget,
+  type RenameTarget,
+} from "./toolkit/patterns.ts";
+export {
+  type Decision,
+  matchPattern,
+  type PatternDecision,
+  Policy,
+  type PolicyDecision,
+  type PolicyRules,
+  Rule,
+  RuleSyntaxError,
+  type RuleSyntaxErrorOptions,
+} from "./toolkit/matcher.ts";
+export {
+  createHttpHandler,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_MS,
+  type HttpAuth,
+  type HttpHandler,
+  type HttpOptions,
+  type HttpServer,
+  LOOPBACK_HOSTS,
+  serveHttp,
+  type ServeHttpOptions,
+} from "./toolkit/http.ts";
+export {
   DEFAULT_MAX_MESSAGE_BYTES,
   StdioTransport,
   type StdioTransportOptions,

@@ -39,6 +39,7 @@ import {
   type ToolSchema,
 } from "./schema.ts";
 import type { McpTransport } from "./transport.ts";
+import type { ServeHttpOptions } from "./http.ts";
 import { StdioTransport, type StdioTransportOptions } from "./stdio.ts";
 import { jsonType } from "./_json_type.ts";
 
@@ -274,6 +275,13 @@ interface InFlight {
 
 /** Options for {@linkcode ToolServer.serve}. */
 export interface ServeOptions extends StdioTransportOptions {
+  /**
+   * Serve Streamable HTTP instead of stdio, at `http://127.0.0.1:8000/mcp`
+   * unless the options say otherwise.
+   *
+   * @default {undefined}
+   */
+  http?: ServeHttpOptions;
   /**
    * Exit the process with status 0 once the server has shut down.
    *
@@ -868,7 +876,7 @@ export class ToolServer {
   }
 
   /**
-   * Serves over stdio: JSON-RPC on stdout only (`console.log` and friends are
+   * Serves over stdio (or Streamable HTTP with `options.http`): JSON-RPC on stdout only (`console.log` and friends are
    * sent to stderr while serving), until stdin ends or SIGINT/SIGTERM arrive.
    * Then it takes no new calls, lets in-flight calls finish for `graceMs`,
    * aborts the rest, writes every answer, and exits with status 0.
@@ -879,6 +887,19 @@ export class ToolServer {
    * ```
    */
   async serve(options: ServeOptions = {}): Promise<void> {
+    if (options.http !== undefined) {
+      // Loaded on demand so that stdio servers start without the HTTP stack.
+      const { serveHttp } = await import("./http.ts");
+      const http = serveHttp(this, {
+        ...options.http,
+        handleSignals: options.http.handleSignals ?? options.handleSignals,
+      });
+      // close() from user code stops the listener too.
+      await Promise.race([http.finished, this.#closedPromise()]);
+      await http.shutdown();
+      if (options.exit !== false) Deno.exit(0);
+      return;
+    }
     const restoreConsole = redirectConsole();
     const transport = new StdioTransport(options);
     const stop = () => this.close();
