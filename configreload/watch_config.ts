@@ -120,8 +120,8 @@ export interface WatchConfigOptions<T = unknown> {
    */
   maxBytes?: number;
   /**
-   * Closes the watcher when aborted; an already aborted signal makes
-   * `watchConfig()` reject with its reason.
+   * Closes the watcher when aborted; aborted before `watchConfig()`
+   * resolves, it makes `watchConfig()` reject with the signal's reason.
    *
    * @default {undefined}
    */
@@ -550,8 +550,8 @@ class Watcher<T> implements ConfigWatcher<T> {
     if (signal !== undefined) {
       this.#signal = signal;
       signal.addEventListener("abort", this.#onAbort, { once: true });
-      // Aborted while loading: the listener came too late to hear it.
-      if (signal.aborted) this.close();
+      // Aborted while loading: reject as fetch() does; the caller closes.
+      signal.throwIfAborted();
     }
     this.#started = true;
   }

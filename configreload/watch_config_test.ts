@@ -688,6 +688,10 @@ Deno.test("watchConfig() closes when its AbortSignal aborts", async () => {
       watchJson(path, { signal: AbortSignal.abort(new Error("stop")) }),
       /stop/,
     );
+    const late = new AbortController();
+    const starting = watchJson(path, { signal: late.signal });
+    late.abort(new Error("stopped while loading"));
+    await assert.rejects(starting, /stopped while loading/);
   });
 });
 
