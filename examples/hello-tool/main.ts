@@ -108,13 +108,31 @@ async function main(args: readonly string[]): Promise<number> {
   });
 
   if (command.kind === "http") {
-    // The Streamable HTTP transport is a separate issue; until
-    // `@forge/toolkit` exports it, say so rather than pretend.
-    console.error(
-      "hello-tool: Cannot serve HTTP: HTTP transport not available in this version of @forge/toolkit: run without --http to serve on stdio",
-    );
+    const { hostname, port } = command.address;
+    const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+    const wanted = port === 0 ? host : `${host}:${port}`;
+    // In a terminal Deno asks the user; elsewhere this answers at once.
+    const net = await Deno.permissions.request({ name: "net", host: wanted });
+    if (net.state !== "granted") {
+      console.error(
+        `hello-tool: Cannot serve HTTP: no network permission for ${wanted}: run with --allow-net=${wanted}`,
+      );
+      await config.close();
+      return 1;
+    }
+    await server.serve({
+      exit: false,
+      http: {
+        hostname,
+        port,
+        onListen: (url) =>
+          console.error(
+            `hello-tool: serving MCP over Streamable HTTP (root ${root}); connect a host to ${url}`,
+          ),
+      },
+    });
     await config.close();
-    return 1;
+    return 0;
   }
 
   const entry = {

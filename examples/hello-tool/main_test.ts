@@ -3,6 +3,8 @@
 // starts it.
 
 import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   type CallResult,
   EXAMPLE_PERMISSIONS,
@@ -109,7 +111,7 @@ Deno.test("hello-tool lists its three tools and prints one stderr line saying ho
     inputSchema: Record<string, unknown>;
     _meta?: Record<string, unknown>;
   }[];
-  assert.deepEqual(tools.map((tool) => tool.name), [
+  assert.deepEqual(tools.map((tool: { name: string }) => tool.name), [
     "hello",
     "write_file",
     "delete_file",
@@ -618,6 +620,76 @@ Deno.test("hello-tool uses the config.json beside main.ts and the current direct
   const hello = answers.find((a) => a.id === 2);
   assert.equal(hello.result.content[0].text, `${repoConfig.greeting}, Ada!`);
   assert.equal(await Deno.readTextFile(`${ws.root}/here.txt`), "x");
+});
+
+Deno.test("hello-tool --http serves the same tools over Streamable HTTP and stops on SIGTERM", async () => {
+  await using ws = await workspace();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      ...EXAMPLE_PERMISSIONS,
+      "--allow-net=127.0.0.1",
+      new URL("./main.ts", import.meta.url).pathname,
+      "--http",
+      "127.0.0.1:0",
+    ],
+    env: { NO_COLOR: "1", ...ws.env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const lines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let stderr = "";
+  while (!/connect a host to (\S+)\n/.test(stderr)) {
+    const { value, done } = await lines.read();
+    if (done) throw new Error(`hello-tool did not listen:\n${stderr}`);
+    stderr += value;
+  }
+  const url = new URL(stderr.match(/connect a host to (\S+)\n/)![1]);
+  assert.equal(url.hostname, "127.0.0.1");
+  assert.equal(url.pathname, "/mcp");
+
+  const client = new Client({ name: "hello-tool-test", version: "0.1.0" });
+  await client.connect(new StreamableHTTPClientTransport(url));
+  const { tools } = await client.listTools();
+  assert.deepEqual(tools.map((tool: { name: string }) => tool.name), [
+    "hello",
+    "write_file",
+    "delete_file",
+  ]);
+  assert.deepEqual(
+    await client.callTool({ name: "hello", arguments: { name: "Ada" } }),
+    { content: [{ type: "text", text: "Hello, Ada!" }] },
+  );
+  const probe = await client.callTool({
+    name: "write_file",
+    arguments: { path: "web/a.txt", content: "x" },
+    _meta: PROBE,
+  });
+  assert.deepEqual(probe._meta?.["forge.patterns"], ["write:web/a.txt"]);
+  assert.equal(await exists(`${ws.root}/web`), false);
+  await client.callTool({
+    name: "write_file",
+    arguments: { path: "web/a.txt", content: "x" },
+  });
+  assert.equal(await Deno.readTextFile(`${ws.root}/web/a.txt`), "x");
+  await client.close();
+
+  child.kill("SIGTERM");
+  const status = await child.status;
+  await lines.cancel();
+  await child.stdout.cancel();
+  assert.equal(status.code, 0);
+});
+
+Deno.test("hello-tool --http without network permission says which flag to add", async () => {
+  await using ws = await workspace();
+  const run = await runOnce(ws.env, ["--http", "127.0.0.1:8123"]);
+  assert.equal(run.code, 1);
+  assert.match(
+    run.stderr,
+    /Cannot serve HTTP: no network permission for 127\.0\.0\.1:8123: run with --allow-net=127\.0\.0\.1:8123/,
+  );
 });
 
 function denoDir(): Record<string, string> {
