@@ -297,3 +297,28 @@ export async function peakRss(pid: number): Promise<number | undefined> {
     return undefined;
   }
 }
+
+/**
+ * CPU time a process has used so far, in milliseconds, summed over its
+ * threads (Linux: `/proc/<pid>/task/<tid>/schedstat`, user and system time
+ * at nanosecond resolution), or undefined where that is not available.
+ * Unlike wall time it barely moves when other processes load the machine.
+ */
+export async function cpuTimeMs(pid: number): Promise<number | undefined> {
+  try {
+    let ns = 0;
+    for await (const task of Deno.readDir(`/proc/${pid}/task`)) {
+      try {
+        const stat = await Deno.readTextFile(
+          `/proc/${pid}/task/${task.name}/schedstat`,
+        );
+        ns += Number(stat.split(" ")[0]);
+      } catch {
+        // The thread ended between the listing and the read.
+      }
+    }
+    return ns / 1e6;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { peakRss, spawnServer } from "./_driver.ts";
+import { cpuTimeMs, peakRss, spawnServer } from "./_driver.ts";
 import { REPO_ROOT } from "./_servers.ts";
 
 const RAW = [
@@ -111,4 +111,15 @@ Deno.test("peakRss() reads a live process's peak and gives up on a missing one",
   const own = await peakRss(Deno.pid);
   assert.ok(own !== undefined && own > 1024 * 1024, `got ${own}`);
   assert.equal(await peakRss(2 ** 30), undefined);
+});
+
+Deno.test("cpuTimeMs() grows with work done and gives up on a missing process", async () => {
+  if (Deno.build.os !== "linux") return;
+  const before = (await cpuTimeMs(Deno.pid))!;
+  let x = 0;
+  const start = performance.now();
+  while (performance.now() - start < 30) x += Math.sqrt(x + 1);
+  const after = (await cpuTimeMs(Deno.pid))!;
+  assert.ok(after - before >= 10, `${before} → ${after} (${x})`);
+  assert.equal(await cpuTimeMs(2 ** 30), undefined);
 });

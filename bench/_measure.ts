@@ -7,7 +7,12 @@
  * @module
  */
 
-import { peakRss, type ServerProcess, spawnServer } from "./_driver.ts";
+import {
+  cpuTimeMs,
+  peakRss,
+  type ServerProcess,
+  spawnServer,
+} from "./_driver.ts";
 import type { ServerSpec } from "./_servers.ts";
 
 /** How much work one session does. */
@@ -34,6 +39,10 @@ export interface SessionPlan {
 export interface SessionResult {
   /** Spawn to `initialize` answered, in milliseconds. */
   coldMs: number;
+  /** Server CPU time used up to the `initialize` answer, in milliseconds. */
+  startCpuMs: number | undefined;
+  /** Server CPU time per call during the pipelined run, in microseconds. */
+  cpuPerCallUs: number | undefined;
   /** Each sequential round trip, in milliseconds. */
   sequentialMs: number[];
   /** Pipelined calls per second. */
@@ -63,33 +72,42 @@ const ECHO = "hello, bench";
  */
 export async function startServer(
   spec: ServerSpec,
-): Promise<{ server: ServerProcess; coldMs: number }> {
+): Promise<
+  { server: ServerProcess; coldMs: number; startCpuMs: number | undefined }
+> {
   const start = performance.now();
   const server = spawnServer(spec.command);
   try {
     const answer = await server.request("initialize", INITIALIZE_PARAMS);
     const coldMs = performance.now() - start;
+    const startCpuMs = await cpuTimeMs(server.pid);
     if (answer.error !== undefined || answer.result?.serverInfo === undefined) {
       throw new Error(
         `initialize failed: ${JSON.stringify(answer.error ?? answer.result)}`,
       );
     }
     server.notify("notifications/initialized");
-    return { server, coldMs };
+    return { server, coldMs, startCpuMs };
   } catch (cause) {
     await server.kill();
     throw cause;
   }
 }
 
-/** One cold start: spawn, `initialize`, close stdin, wait for the exit. */
-export async function coldStart(spec: ServerSpec): Promise<number> {
-  const { server, coldMs } = await startServer(spec);
+/**
+ * One cold start: spawn, `initialize`, close stdin, wait for the exit.
+ * Resolves with the wall time to the answer and the server's CPU time by
+ * then, in milliseconds.
+ */
+export async function coldStart(
+  spec: ServerSpec,
+): Promise<{ coldMs: number; startCpuMs: number | undefined }> {
+  const { server, coldMs, startCpuMs } = await startServer(spec);
   const exit = await server.close();
   if (!exit.exited) {
     throw new Error("the server did not exit within 5 s of stdin EOF");
   }
-  return coldMs;
+  return { coldMs, startCpuMs };
 }
 
 async function echo(
@@ -208,7 +226,7 @@ export async function runSession(
   spec: ServerSpec,
   plan: SessionPlan,
 ): Promise<SessionResult> {
-  const { server, coldMs } = await startServer(spec);
+  const { server, coldMs, startCpuMs } = await startServer(spec);
   try {
     const list = await server.request("tools/list", {});
     const tools = list.result?.tools as { name: string }[] | undefined;
@@ -217,11 +235,16 @@ export async function runSession(
     }
     await sequential(server, plan.warmup);
     const sequentialMs = await sequential(server, plan.sequential);
+    const cpuBefore = await cpuTimeMs(server.pid);
     const callsPerSecond = await pipelined(
       server,
       plan.pipelined,
       plan.inFlight,
     );
+    const cpuAfter = await cpuTimeMs(server.pid);
+    const cpuPerCallUs = cpuBefore === undefined || cpuAfter === undefined
+      ? undefined
+      : (cpuAfter - cpuBefore) * 1000 / plan.pipelined;
     const big = "x".repeat(plan.bigBytes);
     const bigMs: number[] = [];
     for (let i = 0; i < plan.big; i++) {
@@ -245,6 +268,8 @@ export async function runSession(
     const answered = settled.filter((s) => s.status === "fulfilled").length;
     return {
       coldMs,
+      startCpuMs,
+      cpuPerCallUs,
       sequentialMs,
       callsPerSecond,
       bigMs,

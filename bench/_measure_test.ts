@@ -20,6 +20,10 @@ function spec(id: string): ServerSpec {
 Deno.test("runSession() measures every workload on the raw loop", async () => {
   const result = await runSession(spec("raw-deno"), PLAN);
   assert.ok(result.coldMs > 0);
+  if (Deno.build.os === "linux") {
+    assert.ok(result.startCpuMs! > 0 && result.startCpuMs! < 10_000);
+    assert.ok(result.cpuPerCallUs! > 0);
+  }
   assert.equal(result.sequentialMs.length, 50);
   assert.ok(result.callsPerSecond > 0);
   assert.equal(result.bigMs.length, 1);

@@ -17,8 +17,8 @@ export interface ServerRecord {
   label: string;
   /** The complete sessions, one per round. */
   sessions: SessionResult[];
-  /** Cold starts measured outside sessions, in milliseconds. */
-  coldMs: number[];
+  /** Cold starts measured outside sessions: wall and server CPU time, in milliseconds. */
+  coldStarts: { coldMs: number; startCpuMs: number | undefined }[];
   /** What went wrong, one line per failed session or start. */
   failures: string[];
 }
@@ -33,6 +33,10 @@ export interface ServerSummary {
   sessions: number;
   /** Median spawn → `initialize` answered, in milliseconds. */
   coldMs?: number;
+  /** Median server CPU time up to the `initialize` answer, in milliseconds. */
+  startCpuMs?: number;
+  /** Median server CPU time per pipelined call, in microseconds. */
+  cpuPerCallUs?: number;
   /** Sequential round trip, pooled over all rounds, in microseconds. */
   p50Us?: number;
   /** 99th percentile of the same, in microseconds. */
@@ -71,9 +75,13 @@ export function summarize(record: ServerRecord): ServerSummary {
     sessions: sessions.length,
     failures: record.failures,
   };
-  const cold = [...sessions.map((s) => s.coldMs), ...record.coldMs];
-  if (cold.length > 0) summary.coldMs = median(cold);
+  const starts = [...sessions, ...record.coldStarts];
+  if (starts.length > 0) summary.coldMs = median(starts.map((s) => s.coldMs));
+  const startCpu = defined(starts.map((s) => s.startCpuMs));
+  if (startCpu.length > 0) summary.startCpuMs = median(startCpu);
   if (sessions.length === 0) return summary;
+  const cpu = defined(sessions.map((s) => s.cpuPerCallUs));
+  if (cpu.length > 0) summary.cpuPerCallUs = median(cpu);
   const latencies = sessions.flatMap((s) => s.sequentialMs);
   summary.p50Us = percentile(latencies, 50) * 1000;
   summary.p99Us = percentile(latencies, 99) * 1000;
@@ -101,6 +109,10 @@ export function summarize(record: ServerRecord): ServerSummary {
     };
   }
   return summary;
+}
+
+function defined(values: (number | undefined)[]): number[] {
+  return values.filter((v): v is number => v !== undefined);
 }
 
 function ratio(value: number | undefined, floor: number | undefined): string {
@@ -132,23 +144,25 @@ export function renderTable(
 ): string {
   const floor = summaries.find((s) => s.id === floorId);
   const lines = [
-    "| server | cold start ms | p50 µs | p99 µs | calls/s, 64 in flight | 1 MiB arg ms | peak RSS MiB | EOF→exit ms | answered at EOF |",
-    "|---|--:|--:|--:|--:|--:|--:|--:|--:|",
+    "| server | cold start ms | start CPU ms | p50 µs | p99 µs | calls/s, 64 in flight | CPU µs/call | 1 MiB arg ms | peak RSS MiB | EOF→exit ms | answered at EOF |",
+    "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
   ];
   for (const s of summaries) {
     if (s.sessions === 0 && s.coldMs === undefined) {
       lines.push(
         `| ${s.label} | failed: ${
           s.failures[0]?.replaceAll("|", "\\|") ?? "no result"
-        } ||||||||`,
+        } ||||||||||`,
       );
       continue;
     }
     lines.push(
       `| ${s.label} | ${cell(s.coldMs, 1, floor?.coldMs)} | ${
-        cell(s.p50Us, 0, floor?.p50Us)
-      } | ${cell(s.p99Us, 0, floor?.p99Us)} | ${
-        cell(s.callsPerSecond, 0, floor?.callsPerSecond)
+        cell(s.startCpuMs, 1, floor?.startCpuMs)
+      } | ${cell(s.p50Us, 0, floor?.p50Us)} | ${
+        cell(s.p99Us, 0, floor?.p99Us)
+      } | ${cell(s.callsPerSecond, 0, floor?.callsPerSecond)} | ${
+        cell(s.cpuPerCallUs, 1, floor?.cpuPerCallUs)
       } | ${cell(s.bigMs, 2, floor?.bigMs)} | ${
         cell(s.peakRssMiB, 1, floor?.peakRssMiB)
       } | ${cell(s.eofExitMs, 1)} | ${s.eofAnswered ?? "—"} |`,

@@ -11,6 +11,8 @@ import {
 function session(scale: number, answered = 64): SessionResult {
   return {
     coldMs: 50 * scale,
+    startCpuMs: 40 * scale,
+    cpuPerCallUs: 10 * scale,
     sequentialMs: Array.from(
       { length: 100 },
       (_, i) => (i + 1) * 0.001 * scale,
@@ -23,17 +25,23 @@ function session(scale: number, answered = 64): SessionResult {
 }
 
 function record(id: string, sessions: SessionResult[]): ServerRecord {
-  return { id, label: id, sessions, coldMs: [], failures: [] };
+  return { id, label: id, sessions, coldStarts: [], failures: [] };
 }
 
 Deno.test("summarize() pools latencies over rounds and takes medians of the rest", () => {
   const summary = summarize({
     ...record("x", [session(1), session(3), session(2, 60)]),
-    coldMs: [400, 500],
+    coldStarts: [
+      { coldMs: 400, startCpuMs: 60 },
+      { coldMs: 500, startCpuMs: undefined },
+    ],
   });
   assert.equal(summary.sessions, 3);
   // Cold starts: 50, 150, 100 from sessions plus 400, 500 measured apart.
   assert.equal(summary.coldMs, 150);
+  // Start-up CPU: 40, 120, 80 and 60; a start without the figure is skipped.
+  assert.equal(summary.startCpuMs, 70);
+  assert.equal(summary.cpuPerCallUs, 20);
   // 300 latencies (1..100, 2..200 by 2, 3..300 by 3 µs): the 150th smallest
   // is 82 (82 + 41 + 27 values up to it); a median of the rounds' p50s
   // would have said 100.
@@ -67,7 +75,8 @@ Deno.test("renderTable() shows ratios against the floor of the same run", () => 
     "raw-deno",
   );
   const slow = table.split("\n").find((line) => line.startsWith("| slow"))!;
-  assert.match(slow, /\| 100\.0 \(2\.00×\) \|/);
+  assert.match(slow, /^\| slow \| 100\.0 \(2\.00×\) \| 80\.0 \(2\.00×\) \|/);
+  assert.match(slow, /\| 20\.0 \(2\.00×\) \|/);
   assert.match(slow, /\| 50000 \(0\.50×\) \|/);
   assert.match(slow, /\| 64\/64 \|$/);
 });

@@ -275,7 +275,7 @@ export async function main(args: readonly string[]): Promise<void> {
       id: s.id,
       label: s.label,
       sessions: [],
-      coldMs: [],
+      coldStarts: [],
       failures: [],
     }]),
   );
@@ -300,7 +300,7 @@ export async function main(args: readonly string[]): Promise<void> {
       for (const spec of order) {
         const record = records.get(spec.id)!;
         await attempt(record, "cold start", async () => {
-          record.coldMs.push(await coldStart(spec));
+          record.coldStarts.push(await coldStart(spec));
         });
       }
     }
