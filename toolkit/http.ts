@@ -144,7 +144,8 @@ export interface HttpOptions {
   maxSessions?: number;
   /**
    * Answer requests with one JSON body instead of an SSE stream (progress
-   * and log notifications of a call are then not delivered).
+   * and log notifications of a call are then not delivered, and requests to
+   * the client cannot be made).
    *
    * @default {false}
    */
@@ -283,7 +284,9 @@ export function createHttpHandler(
         sessions.set(id, session);
         startSweeper();
       },
-      enableJsonResponse: jsonResponse,
+      // JSON answers are collapsed from the SSE stream here: the SDK's own
+      // JSON mode keeps one entry per POST for the session's lifetime and
+      // never settles a request whose session closes (typescript-sdk#2559).
       eventStore: history > 0 && withId
         ? new MemoryEventStore(history)
         : undefined,
@@ -345,7 +348,10 @@ export function createHttpHandler(
       finish();
       throw error;
     }
-    return onBodyEnd(response, finish);
+    const tracked = onBodyEnd(response, finish);
+    return jsonResponse
+      ? await collapseToJson(tracked, Array.isArray(parsedBody))
+      : tracked;
   }
 
   async function handlePost(
@@ -1023,6 +1029,43 @@ function methodNotAllowed(allow: string): Response {
     `Method Not Allowed: use ${allow}`,
     { allow },
   );
+}
+
+/**
+ * An SSE response turned into one JSON body: the JSON-RPC responses it
+ * carried (an array for a batch), without notifications and priming events.
+ */
+async function collapseToJson(
+  response: Response,
+  batch: boolean,
+): Promise<Response> {
+  if (!response.headers.get("content-type")?.startsWith("text/event-stream")) {
+    return response;
+  }
+  const answers: unknown[] = [];
+  for (const line of (await response.text()).split("\n")) {
+    if (!line.startsWith("data:")) continue;
+    const data = line.slice(5).trim();
+    if (data === "") continue;
+    const message = JSON.parse(data);
+    if ("result" in message || "error" in message) answers.push(message);
+  }
+  if (answers.length === 0) {
+    return rpcError(
+      503,
+      CODE.TRANSPORT,
+      "Service Unavailable: the session closed before the request was answered",
+    );
+  }
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+  };
+  const session = response.headers.get(SESSION_HEADER);
+  if (session !== null) headers[SESSION_HEADER] = session;
+  return new Response(JSON.stringify(batch ? answers : answers[0]), {
+    status: response.status,
+    headers,
+  });
 }
 
 /** The same response, calling `done` once its body has been sent or dropped. */

@@ -787,17 +787,61 @@ Deno.test("stateless mode answers each request on its own, without sessions", as
   });
 });
 
-Deno.test("jsonResponse answers with one JSON body", async () => {
+Deno.test("jsonResponse answers with one JSON body", async (t) => {
   await using http = start({ jsonResponse: true });
-  const response = await post(http.url, INITIALIZE);
-  assert.equal(response.status, 200);
-  assert.match(
-    response.headers.get("content-type") ?? "",
-    /^application\/json/,
+  let id = "";
+  await t.step("initialize", async () => {
+    const response = await post(http.url, INITIALIZE);
+    assert.equal(response.status, 200);
+    assert.match(
+      response.headers.get("content-type") ?? "",
+      /^application\/json/,
+    );
+    id = response.headers.get("mcp-session-id") ?? "";
+    assert.ok(id);
+    const body = await response.json();
+    assert.equal(body.id, 1);
+    assert.equal(body.result.protocolVersion, PROTOCOL);
+  });
+  const headers = () => ({
+    "mcp-session-id": id,
+    "mcp-protocol-version": PROTOCOL,
+  });
+  await t.step("a batch gets an array of its answers", async () => {
+    const response = await post(http.url, [
+      { jsonrpc: "2.0", id: 2, method: "ping" },
+      {
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "echo", arguments: { text: "b" } },
+      },
+    ], headers());
+    assert.equal(response.status, 200);
+    const body = await response.json();
+    assert.deepEqual(body.map((m: { id: number }) => m.id).sort(), [2, 3]);
+  });
+  await t.step(
+    "a call whose session ends answers 503 instead of hanging",
+    async () => {
+      const pending = post(http.url, {
+        jsonrpc: "2.0",
+        id: 4,
+        method: "tools/call",
+        params: { name: "slow", arguments: { ms: 400 } },
+      }, headers());
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const deleted = await fetch(http.url, {
+        method: "DELETE",
+        headers: headers(),
+      });
+      assert.equal(deleted.status, 200);
+      await deleted.body?.cancel();
+      const response = await pending;
+      assert.equal(response.status, 503);
+      assert.match((await errorOf(response)).message, /session closed/);
+    },
   );
-  const body = await response.json();
-  assert.equal(body.id, 1);
-  assert.equal(body.result.protocolVersion, PROTOCOL);
 });
 
 Deno.test("shutdown lets a request in flight finish, then refuses new ones", async () => {
