@@ -434,12 +434,14 @@ export function createHttpHandler(
     }
     const session = newSession(true);
     transient.add(session);
-    await server.connect(session.transport);
-    const response = await forward(session, forwarded, message);
-    transient.delete(session);
-    // An initialisation the transport refused leaves a session nobody can reach.
-    if (session.id === undefined) session.transport.close().catch(() => {});
-    return response;
+    try {
+      await server.connect(session.transport);
+      return await forward(session, forwarded, message);
+    } finally {
+      transient.delete(session);
+      // An initialisation the transport refused leaves a session nobody can reach.
+      if (session.id === undefined) session.transport.close().catch(() => {});
+    }
   }
 
   async function handle(request: Request): Promise<Response> {

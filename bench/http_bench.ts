@@ -1,0 +1,148 @@
+/**
+ * What the HTTP handler costs per call, in process (no sockets): a
+ * `tools/call` through `createHttpHandler()` in its modes, against the SDK's
+ * web-standard transport used directly with the same server.
+ *
+ * ```sh
+ * deno bench -A bench/http_bench.ts
+ * ```
+ *
+ * @module
+ */
+
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { createServer, text, type ToolServer } from "../mod.ts";
+import { createHttpHandler, type HttpOptions } from "../toolkit/http.ts";
+
+const URL_ = "http://127.0.0.1:8000/mcp";
+const PROTOCOL = "2025-11-25";
+const TOKEN = "bench-token-0123456789abcdef";
+const BASE_HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  host: "127.0.0.1:8000",
+};
+const INITIALIZE = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: {
+    protocolVersion: PROTOCOL,
+    capabilities: {},
+    clientInfo: { name: "bench", version: "1" },
+  },
+});
+
+function makeServer(): ToolServer {
+  const server = createServer({ name: "bench", version: "1.0.0" });
+  server.tool({
+    name: "echo",
+    description: "Echoes its text",
+    input: {
+      type: "object",
+      properties: { text: { type: "string" } },
+      required: ["text"],
+    },
+    handler: (args) => text((args as { text: string }).text),
+  });
+  return server;
+}
+
+type Handle = (request: Request) => Promise<Response>;
+
+/** Opens a session on `handle` (unless stateless); answers a caller of echo. */
+async function caller(
+  handle: Handle,
+  extra: Record<string, string> = {},
+  stateless = false,
+): Promise<() => Promise<void>> {
+  let headers: Record<string, string> = { ...BASE_HEADERS, ...extra };
+  if (!stateless) {
+    const response = await handle(
+      new Request(URL_, { method: "POST", headers, body: INITIALIZE }),
+    );
+    await response.text();
+    headers = {
+      ...headers,
+      "mcp-session-id": response.headers.get("mcp-session-id")!,
+      "mcp-protocol-version": PROTOCOL,
+    };
+  } else headers["mcp-protocol-version"] = PROTOCOL;
+  let id = 1;
+  return async () => {
+    const response = await handle(
+      new Request(URL_, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: id++,
+          method: "tools/call",
+          params: { name: "echo", arguments: { text: "hi" } },
+        }),
+      }),
+    );
+    const body = await response.text();
+    if (!body.includes('"text":"hi"')) throw new Error(`bad answer: ${body}`);
+  };
+}
+
+function viaHandler(options: HttpOptions, extra = {}) {
+  return caller(
+    createHttpHandler(makeServer(), options),
+    extra,
+    options.stateless,
+  );
+}
+
+/** The SDK transport alone, one session, no checks around it. */
+async function viaSdk() {
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: () => crypto.randomUUID(),
+  });
+  await makeServer().connect(transport);
+  return caller((request) => transport.handleRequest(request));
+}
+
+const calls = {
+  sdk: await viaSdk(),
+  sse: await viaHandler({}),
+  json: await viaHandler({ jsonResponse: true }),
+  auth: await viaHandler({ auth: { token: TOKEN } }, {
+    authorization: `Bearer ${TOKEN}`,
+  }),
+  resumable: await viaHandler({ eventHistory: 100 }),
+  stateless: await viaHandler({ stateless: true }),
+};
+
+Deno.bench({
+  name: "SDK transport alone, SSE",
+  group: "tools/call",
+  baseline: true,
+  fn: calls.sdk,
+});
+Deno.bench({
+  name: "createHttpHandler, SSE",
+  group: "tools/call",
+  fn: calls.sse,
+});
+Deno.bench({
+  name: "createHttpHandler, jsonResponse",
+  group: "tools/call",
+  fn: calls.json,
+});
+Deno.bench({
+  name: "createHttpHandler, bearer token",
+  group: "tools/call",
+  fn: calls.auth,
+});
+Deno.bench({
+  name: "createHttpHandler, eventHistory 100",
+  group: "tools/call",
+  fn: calls.resumable,
+});
+Deno.bench({
+  name: "createHttpHandler, stateless (a session per call)",
+  group: "tools/call",
+  fn: calls.stateless,
+});
