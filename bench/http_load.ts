@@ -5,8 +5,9 @@
  * then runs `--clients` sessions at once, each calling an echo tool until
  * `--calls` calls have been made in total, in two equal rounds. Every answer
  * is checked against its request, so a lost or crossed answer counts as an
- * error. Prints calls/s, latency percentiles, errors and the server's RSS
- * after warm-up and after each round, then stops by itself.
+ * error. Prints calls/s, latency percentiles, errors, and the server's live
+ * heap (after a forced GC) and RSS after warm-up and after each round, then
+ * stops by itself.
  *
  * ```sh
  * deno run -A bench/http_load.ts                      # 20 000 calls, 50 clients, SSE answers
@@ -17,8 +18,7 @@
  * @module
  */
 
-import { createServer, text } from "../mod.ts";
-import { serveHttp } from "../toolkit/http.ts";
+import { createServer, serveHttp, text } from "../mod.ts";
 
 const PROTOCOL = "2025-11-25";
 const ACCEPT = "application/json, text/event-stream";
@@ -62,6 +62,16 @@ async function serve(json: boolean): Promise<void> {
       required: ["text"],
     },
     handler: (args) => text((args as { text: string }).text),
+  });
+  server.tool({
+    name: "heap",
+    description:
+      "Collects garbage, then answers the live heap and RSS in bytes",
+    handler: () => {
+      (globalThis as { gc?: () => void }).gc?.();
+      const { heapUsed, rss } = Deno.memoryUsage();
+      return text(JSON.stringify({ heapUsed, rss }));
+    },
   });
   const http = serveHttp(server, {
     port: 0,
@@ -148,6 +158,22 @@ class Session {
     }
   }
 
+  /** The server's live heap and RSS, in MiB. */
+  async memory(): Promise<string> {
+    const response = await post(this.#url, {
+      jsonrpc: "2.0",
+      id: this.#nextId++,
+      method: "tools/call",
+      params: { name: "heap", arguments: {} },
+    }, this.#headers);
+    const answer = await answerOf(response) as {
+      result: { content: { text: string }[] };
+    };
+    const { heapUsed, rss } = JSON.parse(answer.result.content[0].text);
+    const mib = (bytes: number) => (bytes / 1048576).toFixed(1);
+    return `heap ${mib(heapUsed)} MiB, RSS ${mib(rss)} MiB`;
+  }
+
   async close(): Promise<void> {
     const response = await fetch(this.#url, {
       method: "DELETE",
@@ -188,16 +214,6 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 }
 
-async function rssMiB(pid: number): Promise<string> {
-  try {
-    const status = await Deno.readTextFile(`/proc/${pid}/status`);
-    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
-    return `${(kb / 1024).toFixed(1)} MiB`;
-  } catch {
-    return "n/a";
-  }
-}
-
 async function main(): Promise<void> {
   if (Deno.args[0] === "--serve") {
     await serve(Deno.args.includes("--json"));
@@ -208,6 +224,7 @@ async function main(): Promise<void> {
     args: [
       "run",
       "-A",
+      "--v8-flags=--expose-gc",
       new URL(import.meta.url).pathname,
       "--serve",
       ...(options.json ? ["--json"] : []),
@@ -230,12 +247,12 @@ async function main(): Promise<void> {
     );
     await Promise.all(sessions.map((s) => s.open()));
     await round(sessions, WARMUP_CALLS);
-    const rss = [await rssMiB(child.pid)];
+    const memory = [await sessions[0].memory()];
     const half = Math.ceil(options.calls / 2);
     const rounds: Round[] = [];
     for (const calls of [half, options.calls - half]) {
       rounds.push(await round(sessions, calls));
-      rss.push(await rssMiB(child.pid));
+      memory.push(await sessions[0].memory());
     }
     await Promise.all(sessions.map((s) => s.close()));
 
@@ -259,11 +276,9 @@ async function main(): Promise<void> {
         errors.length > 0 ? ` (first: ${errors[0]})` : ""
       }`,
     );
-    console.log(
-      `  server RSS: after warm-up ${rss[0]}, after round 1 ${
-        rss[1]
-      }, after round 2 ${rss[2]}`,
-    );
+    console.log(`  server after warm-up: ${memory[0]}`);
+    console.log(`  server after round 1: ${memory[1]}`);
+    console.log(`  server after round 2: ${memory[2]}`);
     if (errors.length > 0 || latencies.length !== options.calls) {
       Deno.exitCode = 1;
     }

@@ -20,16 +20,57 @@ import type { ToolServer } from "./server.ts";
 import type { McpTransport } from "./transport.ts";
 import { jsonType } from "./_json_type.ts";
 
-/** The default limit on one request body: 4 MiB. */
+/**
+ * The default limit on one request body: 4 MiB.
+ *
+ * @example
+ * ```ts
+ * import { createHttpHandler, createServer, DEFAULT_MAX_BODY_BYTES } from "@forge/toolkit";
+ *
+ * // Room for larger arguments.
+ * createHttpHandler(createServer({ name: "s", version: "1" }), {
+ *   maxBodyBytes: 4 * DEFAULT_MAX_BODY_BYTES,
+ * });
+ * ```
+ */
 export const DEFAULT_MAX_BODY_BYTES: number = 4 * 1024 * 1024;
 
-/** How long a session may sit unused before it is closed by default: 15 minutes. */
+/**
+ * How long a session may sit unused before it is closed by default: 15 minutes.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_SESSION_IDLE_MS } from "@forge/toolkit";
+ *
+ * const minutes = DEFAULT_SESSION_IDLE_MS / 60_000; // 15
+ * ```
+ */
 export const DEFAULT_SESSION_IDLE_MS: number = 15 * 60 * 1000;
 
-/** How many sessions may be open at once by default. */
-export const DEFAULT_MAX_SESSIONS = 1000;
+/**
+ * How many sessions may be open at once by default.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_MAX_SESSIONS } from "@forge/toolkit";
+ *
+ * const sessions = DEFAULT_MAX_SESSIONS; // 1000
+ * ```
+ */
+export const DEFAULT_MAX_SESSIONS: number = 1000;
 
-/** Host names a local server answers to unless told otherwise. */
+/**
+ * Host names a local server answers to unless told otherwise.
+ *
+ * @example Accept a public name as well
+ * ```ts
+ * import { createHttpHandler, createServer, LOOPBACK_HOSTS } from "@forge/toolkit";
+ *
+ * createHttpHandler(createServer({ name: "s", version: "1" }), {
+ *   allowedHosts: [...LOOPBACK_HOSTS, "mcp.example.com"],
+ * });
+ * ```
+ */
 export const LOOPBACK_HOSTS: readonly string[] = Object.freeze([
   "localhost",
   "127.0.0.1",
@@ -53,6 +94,14 @@ const CODE = {
 /**
  * Bearer-token authentication: either a fixed `token` or a `verify`
  * callback, not both.
+ *
+ * @example
+ * ```ts
+ * import type { HttpAuth } from "@forge/toolkit";
+ *
+ * const fixed: HttpAuth = { token: "Zm9vYmFyYmF6" };
+ * const checked: HttpAuth = { verify: (token) => token.startsWith("team-") };
+ * ```
  */
 export interface HttpAuth {
   /**
@@ -78,7 +127,16 @@ export interface HttpAuth {
   realm?: string;
 }
 
-/** Options for {@linkcode createHttpHandler}. */
+/**
+ * Options for {@linkcode createHttpHandler}.
+ *
+ * @example
+ * ```ts
+ * import type { HttpOptions } from "@forge/toolkit";
+ *
+ * const options: HttpOptions = { stateless: true, jsonResponse: true };
+ * ```
+ */
 export interface HttpOptions {
   /**
    * The URL path the MCP endpoint answers on; other paths get 404.
@@ -170,6 +228,17 @@ export interface HttpOptions {
 /**
  * A `Request → Response` function serving MCP at one path, with
  * `close()` to shut it down. Mount it in `Deno.serve`, Hono or Deno Deploy.
+ *
+ * @example
+ * ```ts ignore
+ * import { createHttpHandler, createServer } from "@forge/toolkit";
+ *
+ * const handler = createHttpHandler(createServer({ name: "s", version: "1" }));
+ * const listener = Deno.serve({ port: 8080 }, handler);
+ * // later
+ * await handler.close();
+ * await listener.shutdown();
+ * ```
  */
 export interface HttpHandler {
   /** Answers one HTTP request. */
@@ -509,7 +578,16 @@ export function createHttpHandler(
   return handler;
 }
 
-/** Options for {@linkcode serveHttp}. */
+/**
+ * Options for {@linkcode serveHttp}.
+ *
+ * @example
+ * ```ts
+ * import type { ServeHttpOptions } from "@forge/toolkit";
+ *
+ * const options: ServeHttpOptions = { hostname: "127.0.0.1", port: 8080 };
+ * ```
+ */
 export interface ServeHttpOptions extends HttpOptions {
   /**
    * The TCP port; 0 picks a free one.
@@ -538,7 +616,17 @@ export interface ServeHttpOptions extends HttpOptions {
   onListen?: (url: URL) => void;
 }
 
-/** A running HTTP server, as {@linkcode serveHttp} returns it. */
+/**
+ * A running HTTP server, as {@linkcode serveHttp} returns it.
+ *
+ * @example
+ * ```ts ignore
+ * import { createServer, serveHttp } from "@forge/toolkit";
+ *
+ * await using http = serveHttp(createServer({ name: "s", version: "1" }), { port: 0 });
+ * console.error(`serving ${http.url}`);
+ * ```
+ */
 export interface HttpServer extends AsyncDisposable {
   /** The MCP endpoint, such as `http://127.0.0.1:8000/mcp`. */
   readonly url: URL;

@@ -11,7 +11,6 @@
  * @module
  */
 
-import { serveHttp } from "../../toolkit/http.ts";
 import { createEverythingServer } from "./server.ts";
 
 /** What the command line asked for. */
@@ -73,16 +72,15 @@ if (import.meta.main) {
     Deno.exit(2);
   }
   const server = createEverythingServer();
-  if (command.http === undefined) {
-    await server.serve();
-  } else {
-    const http = serveHttp(server, {
-      ...command.http,
-      stateless: command.stateless,
-      // Lets a client that lost an SSE stream resume it (SEP-1699).
-      eventHistory: 200,
-      retryMs: 500,
-    });
-    await http.finished;
-  }
+  await server.serve(
+    command.http === undefined ? {} : {
+      http: {
+        ...command.http,
+        stateless: command.stateless,
+        // Lets a client that lost an SSE stream resume it (SEP-1699).
+        eventHistory: 200,
+        retryMs: 500,
+      },
+    },
+  );
 }

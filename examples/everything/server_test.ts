@@ -7,7 +7,7 @@ import {
   LoggingMessageNotificationSchema,
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { serveHttp } from "../../toolkit/http.ts";
+import { serveHttp } from "@forge/toolkit";
 import {
   createEverythingServer,
   PIXEL_PNG_BASE64,
