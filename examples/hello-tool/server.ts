@@ -11,13 +11,13 @@
 
 import {
   createServer,
+  fileAccess,
+  type FileTarget,
   registerPatternTool,
   text,
   ToolError,
   type ToolServer,
 } from "@forge/toolkit";
-// TODO(lead): import from "@forge/toolkit" once mod.ts re-exports patterns.ts.
-import { fileAccess, type FileTarget } from "../../toolkit/patterns.ts";
 import { formatDiagnostics, validateFile } from "@forge/toolkit/validate";
 import { z } from "zod";
 import { writeFileAtomic } from "./write_atomic.ts";
