@@ -1,0 +1,189 @@
+// docs/quickstart.md, run as written: template/ is copied into the Deno
+// workspace (where `jsr:@forge/toolkit` resolves to this repository's
+// source, exactly as a user's copy resolves it from JSR), then the page is
+// followed top to bottom — every `sh` command runs in the copy and every
+// block marked `<!-- file: name -->` is written there — so the template's
+// tests, its stdio server and `deno bundle` are all exercised.
+
+import assert from "node:assert/strict";
+
+const ROOT = new URL("../", import.meta.url);
+const PAGE = new URL("docs/quickstart.md", ROOT);
+// Members of the root deno.json's workspace ("./.template-test/*").
+const COPIES = new URL(".template-test/", ROOT);
+const FILE_MARKER = /^<!-- file: (\S+) -->$/;
+
+/**
+ * Commands the page shows that cannot run on an offline test machine, and
+ * why. Every entry must still be on the page, and every other command runs.
+ */
+const NOT_RUN: ReadonlyMap<string, string> = new Map([
+  [
+    "curl -fsSL https://deno.land/install.sh | sh",
+    "installs Deno, which is already running this test",
+  ],
+  [
+    "claude mcp add my-server -- deno run --allow-env=GREETING ~/my-server/main.ts",
+    "needs a host's CLI",
+  ],
+  [
+    "npx @modelcontextprotocol/inspector deno run --allow-env=GREETING main.ts",
+    "opens a browser UI and runs until stopped",
+  ],
+  [
+    "deno task compile",
+    "downloads denort from dl.deno.land; `deno bundle` below builds the same graph",
+  ],
+  ["./dist/my-server", "the binary `deno task compile` would have built"],
+]);
+
+/** Commands the page shows that the test performs its own way, and how. */
+const SUBSTITUTED: ReadonlyMap<string, string> = new Map([
+  ["cp -r template ~/my-server", "copies template/ into the workspace"],
+  ["cd ~/my-server", "runs the following commands in that copy"],
+]);
+
+/** What a command's output must show, where the page says what it shows. */
+const EXPECTED: ReadonlyMap<string, RegExp> = new Map([
+  ["deno --version", /^deno 2\./],
+  ["deno task test", /ok \| \d+ passed \| 0 failed/],
+]);
+
+type Step =
+  | { kind: "command"; command: string; line: number }
+  | { kind: "file"; name: string; content: string; line: number };
+
+/** The page's commands and files, in reading order. */
+function steps(markdown: string): Step[] {
+  const lines = markdown.split("\n");
+  const out: Step[] = [];
+  let pendingFile: string | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    const marker = FILE_MARKER.exec(line);
+    if (marker !== null) {
+      pendingFile = marker[1];
+      continue;
+    }
+    if (!line.startsWith("```")) continue;
+    const language = line.slice(3).split(/\s+/)[0];
+    const indent = lines[i].indexOf("```");
+    const body: string[] = [];
+    const start = i + 1;
+    for (i++; i < lines.length && lines[i].trim() !== "```"; i++) {
+      body.push(lines[i].slice(indent));
+    }
+    if (pendingFile !== undefined) {
+      out.push({
+        kind: "file",
+        name: pendingFile,
+        content: body.join("\n") + "\n",
+        line: start,
+      });
+      pendingFile = undefined;
+    } else if (language === "sh") {
+      // A trailing backslash continues a command on the next line.
+      const joined = body.join("\n").replace(/\\\n\s*/g, "");
+      for (const command of joined.split("\n")) {
+        if (command.trim() !== "" && !command.trim().startsWith("#")) {
+          out.push({ kind: "command", command: command.trim(), line: start });
+        }
+      }
+    }
+  }
+  return out;
+}
+
+async function copyDir(from: URL, to: URL): Promise<void> {
+  await Deno.mkdir(to, { recursive: true });
+  for await (const entry of Deno.readDir(from)) {
+    if (entry.isDirectory) {
+      await copyDir(
+        new URL(`${entry.name}/`, from),
+        new URL(`${entry.name}/`, to),
+      );
+    } else if (entry.isFile) {
+      await Deno.copyFile(new URL(entry.name, from), new URL(entry.name, to));
+    }
+  }
+}
+
+async function run(
+  command: string,
+  cwd: string,
+): Promise<{ code: number; output: string }> {
+  const result = await new Deno.Command("sh", {
+    args: ["-c", command],
+    cwd,
+    // The server's stdin closes at once unless the command pipes into it.
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  const decoder = new TextDecoder();
+  return {
+    code: result.code,
+    output: decoder.decode(result.stdout) + decoder.decode(result.stderr),
+  };
+}
+
+Deno.test("docs/quickstart.md works as written, on a copy of template/", async (t) => {
+  const page = await Deno.readTextFile(PAGE);
+  const all = steps(page);
+  const commands = all.flatMap((s) => s.kind === "command" ? [s.command] : []);
+  for (const known of [...NOT_RUN.keys(), ...SUBSTITUTED.keys()]) {
+    assert.ok(commands.includes(known), `no longer on the page: ${known}`);
+  }
+
+  // A fixed name, so deno's type-check cache of earlier runs applies.
+  const copy = `${COPIES.pathname}quickstart`;
+  await Deno.remove(copy, { recursive: true }).catch(() => {});
+  await Deno.mkdir(copy, { recursive: true });
+  try {
+    let cwd = ROOT.pathname;
+    for (const step of all) {
+      const where = `quickstart.md:${step.line}`;
+      if (step.kind === "file") {
+        await t.step(`${where}: write ${step.name}`, async () => {
+          await Deno.writeTextFile(`${copy}/${step.name}`, step.content);
+        });
+        continue;
+      }
+      const { command } = step;
+      if (NOT_RUN.has(command)) continue;
+      if (command === "cp -r template ~/my-server") {
+        await copyDir(new URL("template/", ROOT), new URL(`file://${copy}/`));
+        continue;
+      }
+      if (command === "cd ~/my-server") {
+        cwd = copy;
+        continue;
+      }
+      await t.step(`${where}: ${command.slice(0, 70)}`, async () => {
+        const { code, output } = await run(command, cwd);
+        assert.equal(code, 0, `${command}\n${output}`);
+        const expected = EXPECTED.get(command) ?? expectationFor(command);
+        if (expected !== undefined) assert.match(output, expected);
+      });
+    }
+    assert.equal(cwd, copy, "the page never changed into the project");
+    // The last steps saved a note through the server: it must be on disk.
+    assert.equal(await Deno.readTextFile(`${copy}/notes/first.md`), "hi");
+  } finally {
+    await Deno.remove(copy, { recursive: true });
+  }
+});
+
+/** Expectations for the long JSON-RPC commands, by what they call. */
+function expectationFor(command: string): RegExp | undefined {
+  if (command.includes('"name":"hello"')) {
+    return /\{"result":\{"content":\[\{"type":"text","text":"Hello, Ada!"\}\]\},"jsonrpc":"2\.0","id":2\}/;
+  }
+  if (command.includes('"method":"ping"')) {
+    return /\{"result":\{\},"jsonrpc":"2\.0","id":1\}/;
+  }
+  if (command.includes('"name":"save_note"')) return /Saved first\.md/;
+  if (command.startsWith("deno bundle")) return /Bundled \d+ modules/;
+  return undefined;
+}
