@@ -172,6 +172,8 @@ Deno.test("docs/quickstart.md works as written, on a copy of template/", async (
     assert.equal(await Deno.readTextFile(`${copy}/notes/first.md`), "hi");
   } finally {
     await Deno.remove(copy, { recursive: true });
+    // Only when empty: another run may be using it.
+    await Deno.remove(COPIES).catch(() => {});
   }
 });
 
