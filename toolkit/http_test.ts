@@ -24,9 +24,40 @@ const INITIALIZE = {
   },
 };
 
-function makeServer(graceMs = 2000): ToolServer {
+/** A call that has started and waits to be let go, for shutdown tests. */
+interface Gate {
+  started: Promise<void>;
+  release: () => void;
+}
+
+function gate(): Gate & { enter: () => Promise<void> } {
+  let entered!: () => void;
+  let release!: () => void;
+  const started = new Promise<void>((resolve) => entered = resolve);
+  const released = new Promise<void>((resolve) => release = resolve);
+  return {
+    started,
+    release,
+    enter: () => {
+      entered();
+      return released;
+    },
+  };
+}
+
+function makeServer(graceMs = 2000, held: Gate[] = []): ToolServer {
   const server = createServer({ name: "http-test", version: "1.0.0" }, {
     graceMs,
+  });
+  server.tool({
+    name: "held",
+    description: "Answers once the test lets it go, ignoring cancellation",
+    handler: async () => {
+      const next = held.shift() as ReturnType<typeof gate> | undefined;
+      if (next === undefined) throw new Error("no gate prepared");
+      await next.enter();
+      return text("released");
+    },
   });
   server.tool({
     name: "echo",
@@ -652,7 +683,8 @@ Deno.test("sessions are created, reused, deleted and expire", async (t) => {
     const before = await call(5);
     assert.equal(before.status, 200);
     await before.body?.cancel();
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // Wait without requests: a request would keep the session alive.
+    await new Promise((resolve) => setTimeout(resolve, 600));
     const after = await call(6);
     assert.equal(after.status, 404);
     await after.body?.cancel();
@@ -845,12 +877,12 @@ Deno.test("jsonResponse answers with one JSON body", async (t) => {
 });
 
 Deno.test("shutdown lets a request in flight finish, then refuses new ones", async () => {
-  const http = start();
+  const call = gate();
+  const http = start({}, makeServer(5000, [call]));
   const { client } = await connectClient(http.url);
-  const inFlight = client.callTool({ name: "slow", arguments: { ms: 300 } });
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  const inFlight = client.callTool({ name: "held", arguments: {} });
+  await call.started;
   const stopping = http.shutdown();
-  await new Promise((resolve) => setTimeout(resolve, 20));
   const refused = await post(http.url, INITIALIZE).then(
     (response) => response.status,
     () => "connection refused",
@@ -859,23 +891,25 @@ Deno.test("shutdown lets a request in flight finish, then refuses new ones", asy
     refused === 503 || refused === "connection refused",
     `got ${refused}`,
   );
+  call.release();
   const result = await inFlight;
-  assert.deepEqual(result.content, [{ type: "text", text: "slept 300" }]);
+  assert.deepEqual(result.content, [{ type: "text", text: "released" }]);
   await stopping;
   await http.finished;
   await client.close().catch(() => {});
 });
 
 Deno.test("shutdown answers a call that outlives the grace period with an error", async () => {
-  const http = start({}, makeServer(100));
+  const call = gate();
+  const http = start({}, makeServer(100, [call]));
   const { client } = await connectClient(http.url);
-  const inFlight = client.callTool({ name: "slow", arguments: { ms: 5000 } })
+  const inFlight = client.callTool({ name: "held", arguments: {} })
     .then(() => "answered", (error: Error) => error.message);
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  const started = performance.now();
+  await call.started;
   await http.shutdown();
-  assert.ok(performance.now() - started < 2000, "shutdown waited for the tool");
+  // The call was never released: only the grace period ended it.
   assert.match(await inFlight, /Server shut down before the tool finished/);
+  call.release();
   await client.close().catch(() => {});
 });
 
