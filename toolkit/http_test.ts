@@ -212,6 +212,7 @@ Deno.test("serveHttp() serves MCP at /mcp on 127.0.0.1 and answers 404 elsewhere
   const { client } = await connectClient(http.url);
   const tools = await client.listTools();
   assert.deepEqual(tools.tools.map((t: { name: string }) => t.name), [
+    "held",
     "echo",
     "whoami",
     "slow",
