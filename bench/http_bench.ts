@@ -4,8 +4,12 @@
  * web-standard transport used directly with the same server.
  *
  * ```sh
- * deno bench -A bench/http_bench.ts
+ * deno bench -A bench/http_bench.ts   # Deno's bench table (mean, p75, p99)
+ * deno run -A bench/http_bench.ts     # medians, the cases interleaved round by round
  * ```
+ *
+ * The `deno run` form exists because `deno bench` reports no median, and on
+ * a shared machine the mean follows the neighbours' load more than the code.
  *
  * @module
  */
@@ -151,3 +155,35 @@ Deno.bench({
   group: "tools/call",
   fn: calls.stateless,
 });
+
+/** Per-call medians, every case timed in each round so load hits all alike. */
+async function medians(rounds = 40, perRound = 50): Promise<void> {
+  const samples = new Map<string, number[]>(
+    Object.keys(calls).map((name) => [name, []]),
+  );
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, call] of Object.entries(calls)) {
+      for (let i = 0; i < perRound; i++) {
+        const started = performance.now();
+        await call();
+        samples.get(name)!.push(performance.now() - started);
+      }
+    }
+  }
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)];
+  };
+  const base = median(samples.get("sdk")!);
+  console.log(`tools/call medians, ${rounds * perRound} calls per case:`);
+  for (const [name, values] of samples) {
+    const m = median(values);
+    console.log(
+      `  ${name.padEnd(10)} ${(m * 1000).toFixed(1).padStart(7)} µs  ${
+        (m / base).toFixed(2)
+      }x the SDK transport alone`,
+    );
+  }
+}
+
+if (import.meta.main) await medians();
