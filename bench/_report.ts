@@ -286,3 +286,39 @@ export function renderTargets(checks: readonly TargetCheck[]): string {
     } ${c.target}: ${c.measured}`
   ).join("\n");
 }
+
+/** One start-up probe's medians. */
+export interface StartupRow {
+  /** What the probe loads. */
+  label: string;
+  /** Median spawn → `initialize` answered, in milliseconds. */
+  coldMs: number;
+  /** Median server CPU time by then, in milliseconds (undefined off Linux). */
+  startCpuMs: number | undefined;
+}
+
+/**
+ * The start-up table: wall and CPU time per probe, and what each adds to
+ * the first row (the bare raw loop).
+ *
+ * @example
+ * ```ts ignore
+ * console.log(renderStartup(rows));
+ * ```
+ */
+export function renderStartup(rows: readonly StartupRow[]): string {
+  const floor = rows[0];
+  const plus = (value: number | undefined, base: number | undefined) =>
+    value === undefined || base === undefined
+      ? "—"
+      : `${value.toFixed(1)} (+${(value - base).toFixed(1)})`;
+  return [
+    "| loads | cold start ms (+ over raw) | start CPU ms (+ over raw) |",
+    "|---|--:|--:|",
+    ...rows.map((row) =>
+      `| ${row.label} | ${plus(row.coldMs, floor?.coldMs)} | ${
+        plus(row.startCpuMs, floor?.startCpuMs)
+      } |`
+    ),
+  ].join("\n");
+}

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type { SessionResult } from "./_measure.ts";
 import {
   checkTargets,
+  renderStartup,
   renderTable,
   renderTargets,
   type ServerRecord,
@@ -110,4 +111,16 @@ Deno.test("checkTargets() judges the toolkit against the raw loop and the peers"
       );
     },
   );
+});
+
+Deno.test("renderStartup() shows what each import adds over the bare loop", () => {
+  const table = renderStartup([
+    { label: "raw", coldMs: 50, startCpuMs: 40 },
+    { label: "+ zod", coldMs: 80.25, startCpuMs: 70 },
+    { label: "elsewhere", coldMs: 60, startCpuMs: undefined },
+  ]);
+  const lines = table.split("\n");
+  assert.equal(lines[2], "| raw | 50.0 (+0.0) | 40.0 (+0.0) |");
+  assert.equal(lines[3], "| + zod | 80.3 (+30.3) | 70.0 (+30.0) |");
+  assert.equal(lines[4], "| elsewhere | 60.0 (+10.0) | — |");
 });

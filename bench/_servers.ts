@@ -114,3 +114,54 @@ export function serverCatalogue(): ServerSpec[] {
     },
   ];
 }
+
+/**
+ * Start-up probes: the raw Deno loop after one import each, from zod alone
+ * to the toolkit's main entry, then the toolkit's echo server itself, so the
+ * table can say which part of the module graph costs what.
+ *
+ * @example
+ * ```ts
+ * import { importCostCatalogue } from "./_servers.ts";
+ *
+ * importCostCatalogue()[0].id; // "raw-deno"
+ * ```
+ */
+export function importCostCatalogue(): ServerSpec[] {
+  const deno = (file: string) => [
+    Deno.execPath(),
+    "run",
+    "--allow-all",
+    "--config",
+    `${REPO_ROOT}/deno.json`,
+    `${REPO_ROOT}/bench/servers/${file}`,
+  ];
+  const probe = (id: string, label: string, file: string): ServerSpec => ({
+    id,
+    label,
+    runtime: "deno",
+    command: deno(file),
+    probe: false,
+  });
+  return [
+    probe("raw-deno", "raw loop, no imports", "raw_echo.ts"),
+    probe("zod", "+ zod", "imports/zod.ts"),
+    probe("sdk-types", "+ SDK types.js (zod schemas)", "imports/sdk_types.ts"),
+    probe(
+      "sdk-protocol",
+      "+ SDK shared/protocol.js",
+      "imports/sdk_protocol.ts",
+    ),
+    probe(
+      "sdk-server",
+      "+ SDK server (index.js, ajv)",
+      "imports/sdk_server.ts",
+    ),
+    probe("toolkit-mod", "+ toolkit mod.ts", "imports/toolkit.ts"),
+    probe(
+      "toolkit",
+      "toolkit echo server (mod.ts, zod, 2 tools)",
+      "toolkit_echo.ts",
+    ),
+  ];
+}

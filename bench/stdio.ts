@@ -21,13 +21,20 @@ import { coldStart, runSession, type SessionPlan } from "./_measure.ts";
 import { profileServer, renderProfile } from "./_profile_server.ts";
 import {
   checkTargets,
+  renderStartup,
   renderTable,
   renderTargets,
   type ServerRecord,
+  type StartupRow,
   summarize,
 } from "./_report.ts";
-import { NODE_DIR, serverCatalogue, type ServerSpec } from "./_servers.ts";
-import { rotate } from "./_stats.ts";
+import {
+  importCostCatalogue,
+  NODE_DIR,
+  serverCatalogue,
+  type ServerSpec,
+} from "./_servers.ts";
+import { median, rotate } from "./_stats.ts";
 
 /** What one run does. */
 export interface HarnessOptions {
@@ -35,6 +42,8 @@ export interface HarnessOptions {
   rounds: number;
   /** Extra cold starts per server per round, besides each session's own. */
   coldStarts: number;
+  /** Alternating rounds of the start-up probes (0 skips them). */
+  importRounds: number;
   /** The work of one session. */
   plan: SessionPlan;
   /** Only these server ids (all when undefined). */
@@ -50,6 +59,7 @@ export interface HarnessOptions {
 const FULL: Omit<HarnessOptions, "only" | "json"> = {
   rounds: 5,
   coldStarts: 3,
+  importRounds: 10,
   profile: true,
   quick: false,
   plan: {
@@ -67,6 +77,7 @@ const FULL: Omit<HarnessOptions, "only" | "json"> = {
 const QUICK: Omit<HarnessOptions, "only" | "json"> = {
   rounds: 2,
   coldStarts: 1,
+  importRounds: 3,
   profile: false,
   quick: true,
   plan: {
@@ -242,6 +253,48 @@ async function attempt(
   }
 }
 
+/** Cold starts of the start-up probes in alternating rounds; medians per probe. */
+async function measureStartup(rounds: number): Promise<StartupRow[]> {
+  const probes = importCostCatalogue();
+  const samples = new Map(
+    probes.map((p) => [p.id, [] as { coldMs: number; startCpuMs?: number }[]]),
+  );
+  const usable: ServerSpec[] = [];
+  for (const probe of probes) {
+    try {
+      await coldStart(probe);
+      usable.push(probe);
+    } catch (cause) {
+      console.error(`  ${probe.id} failed: ${(cause as Error).message}`);
+    }
+  }
+  for (let round = 0; round < rounds; round++) {
+    for (const probe of rotate(usable, round)) {
+      try {
+        const start = await coldStart(probe);
+        samples.get(probe.id)!.push({
+          coldMs: start.coldMs,
+          startCpuMs: start.startCpuMs,
+        });
+      } catch (cause) {
+        console.error(`  ${probe.id} failed: ${(cause as Error).message}`);
+      }
+    }
+  }
+  return usable.flatMap((probe) => {
+    const runs = samples.get(probe.id)!;
+    if (runs.length === 0) return [];
+    const cpu = runs.flatMap((r) =>
+      r.startCpuMs === undefined ? [] : [r.startCpuMs]
+    );
+    return [{
+      label: probe.label,
+      coldMs: median(runs.map((r) => r.coldMs)),
+      startCpuMs: cpu.length === 0 ? undefined : median(cpu),
+    }];
+  });
+}
+
 /** Runs the harness and prints its report. */
 export async function main(args: readonly string[]): Promise<void> {
   if (args.includes("--help")) {
@@ -341,6 +394,16 @@ export async function main(args: readonly string[]): Promise<void> {
     );
   }
 
+  let startup: StartupRow[] = [];
+  if (options.importRounds > 0 && options.only === undefined) {
+    startup = await measureStartup(options.importRounds);
+    console.log(
+      `\n### Start-up: what each import costs\n\nThe raw Deno loop after one more import each (${options.importRounds} alternating rounds, medians).\n\n${
+        renderStartup(startup)
+      }`,
+    );
+  }
+
   const profiles = [];
   if (options.profile) {
     console.log("\n### CPU profile of the call path (Deno servers)\n");
@@ -369,7 +432,13 @@ export async function main(args: readonly string[]): Promise<void> {
     await Deno.writeTextFile(
       options.json,
       JSON.stringify(
-        { options, summaries, records: [...records.values()], profiles },
+        {
+          options,
+          summaries,
+          records: [...records.values()],
+          startup,
+          profiles,
+        },
         null,
         2,
       ),
