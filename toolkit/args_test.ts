@@ -317,6 +317,14 @@ Deno.test("decodeArguments() refuses unknown keys, with a did-you-mean for a nea
     assert.deepEqual(linesOf(result), [
       'inner.nam: unknown argument; did you mean "name"?',
     ]);
+    // Behind anyOf the declared keys are not looked up; the sent ones serve.
+    const nullable = z.object({
+      inner: z.strictObject({ name: z.string() }).nullable(),
+    });
+    const behind = await decodeZod(nullable, { inner: { name: "x", nam: 1 } });
+    assert.deepEqual(linesOf(behind), [
+      'inner.nam: unknown argument; did you mean "name"?',
+    ]);
   });
 
   await t.step("each unknown key is reported once", async () => {
