@@ -4,12 +4,15 @@
 import { scanJson } from "./json_scanner.ts";
 import type { Parsed } from "./parsed.ts";
 
-/** Parses JSONC: `//` and block comments and trailing commas are allowed. */
-export function parseJsonc(text: string): Parsed {
+/**
+ * Parses JSONC: `//` and block comments and trailing commas are allowed.
+ * The value is built only when `buildValue` is set.
+ */
+export function parseJsonc(text: string, buildValue = true): Parsed {
   const scan = scanJson(text, {
     comments: true,
     trailingCommas: true,
-    buildValue: true,
+    buildValue,
     name: "JSONC",
   });
   if (scan.error !== undefined) {

@@ -169,6 +169,16 @@ function locate(source: string, flags: string): Located | undefined {
                 "': expected (?: (?= (?! (?<= (?<! (?<name> or flag modifiers such as (?i:",
             );
           }
+          if (
+            modifiers[2] !== undefined && modifiers[1] + modifiers[2] === ""
+          ) {
+            return fail(
+              "Invalid flag group",
+              i,
+              i + modifiers[0].length + 2,
+              "Empty modifier group '(?-:': expected flags to add or remove, such as (?i-m:",
+            );
+          }
           const all = modifiers[1] + (modifiers[2] ?? "");
           if (new Set(all).size !== all.length) {
             return fail(
@@ -384,6 +394,13 @@ function checkEscape(
   }
   if (next === "k" && (unicode || hasNames)) {
     const match = /^\\k<([^>]*)>/.exec(source.slice(i));
+    if (match === null && source.startsWith("\\k<", i)) {
+      return fail(
+        "Invalid capture group name",
+        i + 3,
+        "Unclosed group name in \\k<…: expected '>' after the name",
+      );
+    }
     if (match === null) {
       return fail(
         "Invalid named reference",

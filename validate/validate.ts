@@ -50,7 +50,12 @@ export interface ValidateOptions {
   flags?: string;
 }
 
-const DOCUMENT_PARSERS: Record<string, (text: string) => Parsed> = {
+// The second argument says whether the caller wants the value; parsers
+// that can check without building it (JSONC, XML) skip that work.
+const DOCUMENT_PARSERS: Record<
+  string,
+  (text: string, buildValue: boolean) => Parsed
+> = {
   json: parseJson,
   jsonc: parseJsonc,
   yaml: parseYaml,
@@ -90,7 +95,19 @@ export function parse(
   format: Format,
   options: ValidateOptions = {},
 ): ParseResult {
-  const parser = DOCUMENT_PARSERS[format] ?? argumentParser(format, options);
+  return run(text, format, options, true);
+}
+
+function run(
+  text: string | Uint8Array,
+  format: Format,
+  options: ValidateOptions,
+  buildValue: boolean,
+): ParseResult {
+  const document = DOCUMENT_PARSERS[format];
+  const parser = document === undefined
+    ? argumentParser(format, options)
+    : (source: string) => document(source, buildValue);
   const input = prepareInput(text);
   if (input.error !== undefined) {
     return { ok: false, format, diagnostics: [input.error] };
@@ -137,7 +154,7 @@ export function validate(
   format: Format,
   options: ValidateOptions = {},
 ): ValidationResult {
-  const result = parse(text, format, options);
+  const result = run(text, format, options, false);
   return result.ok
     ? { ok: true, format, diagnostics: result.diagnostics }
     : { ok: false, format, diagnostics: result.diagnostics };

@@ -68,9 +68,12 @@ interface OpenElement {
   prefixes: string[] | undefined;
 }
 
-/** Checks well-formedness; the value is the root {@linkcode XmlElement}. */
-export function parseXml(text: string): Parsed {
-  const reader = new XmlReader(text);
+/**
+ * Checks well-formedness; the value is the root {@linkcode XmlElement},
+ * built only when `buildValue` is set (validate() needs no tree).
+ */
+export function parseXml(text: string, buildValue = true): Parsed {
+  const reader = new XmlReader(text, buildValue);
   let root: XmlElement | undefined;
   let failure: XmlError | undefined;
   try {
@@ -123,8 +126,11 @@ class XmlReader {
   #entitiesOpen = false;
   warnings: { start: number; end: number; message: string }[] = [];
 
-  constructor(text: string) {
+  #build: boolean;
+
+  constructor(text: string, build: boolean) {
     this.#text = text;
+    this.#build = build;
   }
 
   run(): XmlElement {
@@ -228,7 +234,9 @@ class XmlReader {
             lt + 9,
           );
         }
-        this.#appendText(open.element, text.slice(lt + 9, close));
+        if (this.#build) {
+          this.#appendText(open.element, text.slice(lt + 9, close));
+        }
         this.#pos = close + 3;
       } else if (text.startsWith("<?", lt)) {
         this.#instruction();
@@ -267,7 +275,9 @@ class XmlReader {
       ) {
         const empty = code === 47;
         this.#pos = pos + (empty ? 2 : 1);
-        if (parent !== undefined) parent.element.children.push(element);
+        if (parent !== undefined && this.#build) {
+          parent.element.children.push(element);
+        }
         const open: OpenElement = { element, start, prefixes };
         this.#checkPrefixes(open, attributeStarts);
         if (empty) {
@@ -316,7 +326,7 @@ class XmlReader {
       }
       this.#skipSpace(this.#pos + 1);
       const value = this.#attributeValue(attribute);
-      element.attributes[attribute] = value;
+      if (this.#build) element.attributes[attribute] = value;
       if (attribute === "xmlns" || attribute.startsWith("xmlns:")) {
         const prefix = attribute === "xmlns" ? "" : attribute.slice(6);
         if (prefix !== "") {
@@ -420,8 +430,7 @@ class XmlReader {
 
   /** Adds text between tags, checking references and "]]>". */
   #addText(element: XmlElement, start: number, end: number): void {
-    const text = this.#text;
-    const cdataEnd = text.indexOf("]]>", start);
+    const cdataEnd = this.#next("]]>", start);
     if (cdataEnd !== -1 && cdataEnd < end) {
       throw new XmlError(
         "The sequence ']]>' is not allowed in text: write it as ]]&gt;",
@@ -430,7 +439,7 @@ class XmlReader {
       );
     }
     const value = this.#decode(start, end);
-    if (value.trim() !== "") this.#appendText(element, value);
+    if (this.#build && value.trim() !== "") this.#appendText(element, value);
   }
 
   #appendText(element: XmlElement, value: string): void {
@@ -443,7 +452,7 @@ class XmlReader {
   /** Decodes references in `[start, end)`, checking each. */
   #decode(start: number, end: number): string {
     const text = this.#text;
-    let amp = text.indexOf("&", start);
+    let amp = this.#next("&", start);
     if (amp === -1 || amp >= end) return text.slice(start, end);
     let out = "";
     let from = start;
@@ -474,7 +483,7 @@ class XmlReader {
         );
       }
       from = semi + 1;
-      amp = text.indexOf("&", from);
+      amp = this.#next("&", from);
     }
     return out + text.slice(from, end);
   }
@@ -498,6 +507,25 @@ class XmlReader {
     }
     return String.fromCodePoint(code);
   }
+
+  /**
+   * `text.indexOf(needle, from)`, remembering the answer so that searches
+   * that find nothing ahead stay linear over the whole document.
+   */
+  #next(needle: "&" | "]]>", from: number): number {
+    const cached = this.#found.get(needle);
+    if (
+      cached !== undefined && cached.from <= from &&
+      (cached.at >= from || cached.at === -1)
+    ) {
+      return cached.at;
+    }
+    const at = this.#text.indexOf(needle, from);
+    this.#found.set(needle, { from, at });
+    return at;
+  }
+
+  #found = new Map<string, { from: number; at: number }>();
 
   #comment(): void {
     const text = this.#text;
