@@ -6,7 +6,7 @@
  * @module
  */
 
-import { spawnServer } from "./_driver.ts";
+import { cpuTimeMs, spawnServer } from "./_driver.ts";
 import { INITIALIZE_PARAMS } from "./_measure.ts";
 import { type ProfileSummary, summarizeProfile } from "./_profile.ts";
 import { REPO_ROOT, type ServerSpec } from "./_servers.ts";
@@ -27,8 +27,10 @@ export interface ServerProfile extends ProfileSummary {
   id: string;
   /** Calls made after the pause. */
   calls: number;
-  /** Busy server CPU per call after the pause, in microseconds. */
-  cpuPerCallUs: number;
+  /** Sampled busy time per call after the pause, in microseconds. */
+  busyPerCallUs: number;
+  /** Server CPU time per call after the pause (from /proc), in microseconds. */
+  cpuPerCallUs: number | undefined;
 }
 
 const PAUSE_MS = 400;
@@ -63,6 +65,8 @@ export async function profileServer(
       ...spec.command.slice(2),
     ];
     const server = spawnServer(command);
+    let cpuBefore: number | undefined;
+    let cpuAfter: number | undefined;
     try {
       const init = await server.request("initialize", INITIALIZE_PARAMS);
       if (init.error !== undefined) {
@@ -81,6 +85,7 @@ export async function profileServer(
       for (let i = 0; i < plan.warmup; i++) await call();
       // The pause marks where the measured part of the profile begins.
       await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+      cpuBefore = await cpuTimeMs(server.pid);
       for (let i = 0; i < plan.sequential; i++) await call();
       let sent = 0;
       await new Promise<void>((resolve, reject) => {
@@ -95,6 +100,7 @@ export async function profileServer(
         };
         for (let i = 0; i < Math.min(IN_FLIGHT, plan.pipelined); i++) issue();
       });
+      cpuAfter = await cpuTimeMs(server.pid);
       const exit = await server.close(10_000);
       if (!exit.exited) {
         throw new Error("the profiled server did not exit after stdin EOF");
@@ -114,7 +120,10 @@ export async function profileServer(
     return {
       id: spec.id,
       calls,
-      cpuPerCallUs: summary.busyMs * 1000 / calls,
+      busyPerCallUs: summary.busyMs * 1000 / calls,
+      cpuPerCallUs: cpuBefore === undefined || cpuAfter === undefined
+        ? undefined
+        : (cpuAfter - cpuBefore) * 1000 / calls,
       ...summary,
     };
   } finally {
@@ -137,10 +146,12 @@ export function renderProfile(
 ): string {
   const lines = [
     `**${profile.id}**: ${
-      profile.cpuPerCallUs.toFixed(1)
-    } µs of server CPU per call (${
+      profile.busyPerCallUs.toFixed(1)
+    } µs sampled busy per call (${
       profile.busyMs.toFixed(0)
-    } ms busy over ${profile.calls} calls)`,
+    } ms over ${profile.calls} calls; ${
+      profile.cpuPerCallUs?.toFixed(1) ?? "—"
+    } µs of CPU per call by /proc, profiler running)`,
     "",
     "| part of the stack | self ms | share |",
     "|---|--:|--:|",
