@@ -377,20 +377,30 @@ function closest(key: string, known: readonly string[]): string | undefined {
     : undefined;
 }
 
+/** Edit distance where swapping two neighbouring letters counts as one edit. */
 function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  const rows = Array.from(
+    { length: a.length + 1 },
+    (_, i) =>
+      Array.from(
+        { length: b.length + 1 },
+        (_, j) => (i === 0 ? j : j === 0 ? i : 0),
+      ),
+  );
   for (let i = 1; i <= a.length; i++) {
-    const current = [i];
     for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        previous[j] + 1,
-        current[j - 1] + 1,
-        previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1),
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      rows[i][j] = Math.min(
+        rows[i - 1][j] + 1,
+        rows[i][j - 1] + 1,
+        rows[i - 1][j - 1] + cost,
       );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        rows[i][j] = Math.min(rows[i][j], rows[i - 2][j - 2] + 1);
+      }
     }
-    previous = current;
   }
-  return previous[b.length];
+  return rows[a.length][b.length];
 }
 
 function schemaObject(value: unknown): JsonSchema | undefined {

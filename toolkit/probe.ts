@@ -161,7 +161,10 @@ export function wrapProbe<A, P extends AccessList>(
   ) => CallToolResult | Promise<CallToolResult>,
 ): (args: A, ctx: ToolContext) => Promise<CallToolResult> {
   const always = (probe.always ?? []).map(checked);
-  return async (args, ctx) => {
+  const wrapped = async (
+    args: A,
+    ctx: ToolContext,
+  ): Promise<CallToolResult> => {
     const access = await probe.patterns(args, ctx);
     const patterns = patternsOf(access);
     if (isProbe(ctx)) {
@@ -172,6 +175,17 @@ export function wrapProbe<A, P extends AccessList>(
     }
     return await handler(args, { ...ctx, access });
   };
+  PROBE_HANDLERS.add(wrapped);
+  return wrapped;
+}
+
+// Handlers made by wrapProbe: only these may claim probe support, because
+// only these are guaranteed never to act on a probe.
+const PROBE_HANDLERS = new WeakSet<object>();
+
+/** Whether `handler` came from {@linkcode wrapProbe} (internal to the server). */
+export function answersProbes(handler: unknown): boolean {
+  return typeof handler === "function" && PROBE_HANDLERS.has(handler);
 }
 
 /**

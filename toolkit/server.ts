@@ -26,6 +26,7 @@ import {
 } from "./resources.ts";
 import { decodeArguments, formatProblems } from "./args.ts";
 import {
+  answersProbes,
   META_PERMISSION_PATTERNS,
   META_SUPPORTS_PERMISSION_PATTERNS,
 } from "./probe.ts";
@@ -435,6 +436,13 @@ export class ToolServer {
         `Cannot register tool ${name}: timeoutMs must be > 0, got ${def.timeoutMs}`,
       );
     }
+    const probe = answersProbes(def.handler);
+    if (def._meta?.[META_SUPPORTS_PERMISSION_PATTERNS] === true && !probe) {
+      // A probe must never act: only handlers made by wrapProbe guarantee that.
+      throw new TypeError(
+        `Cannot register tool ${name}: _meta claims probe support but the handler does not answer probes (use registerPatternTool or wrapProbe)`,
+      );
+    }
     let inputSchema: JsonSchema;
     let outputSchema: JsonSchema | undefined;
     try {
@@ -464,13 +472,18 @@ export class ToolServer {
     if (def.annotations !== undefined) {
       listed.annotations = { ...def.annotations };
     }
-    if (def._meta !== undefined) listed._meta = { ...def._meta };
+    if (def._meta !== undefined || probe) {
+      listed._meta = {
+        ...def._meta,
+        ...(probe ? { [META_SUPPORTS_PERMISSION_PATTERNS]: true } : {}),
+      };
+    }
     this.#tools.set(name, {
       def: def as ToolDefinition,
       listed,
       schema: isStandardSchema(def.input) ? def.input : undefined,
       output: isStandardSchema(def.output) ? def.output : undefined,
-      probe: def._meta?.[META_SUPPORTS_PERMISSION_PATTERNS] === true,
+      probe,
     });
     this.#listed = undefined;
     this.#notify("notifications/tools/list_changed");

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { createServer, json, text } from "../mod.ts";
+import { createServer, json, text, wrapProbe } from "../mod.ts";
 import { connect, type RpcError } from "./testing.ts";
 
 Deno.test("server.tool() refuses bad definitions at registration", async (t) => {
@@ -447,4 +447,65 @@ Deno.test("malformed request params get -32602 with a sentence, not a crash", as
       content: [{ type: "text", text: "ran" }],
     });
   });
+});
+
+Deno.test("only handlers made by wrapProbe may claim probe support, so a probe never acts", async (t) => {
+  const server = createServer({ name: "s", version: "1" });
+  await t.step("a hand-set _meta flag without wrapProbe is a TypeError", () => {
+    assert.throws(
+      () =>
+        server.tool({
+          name: "sneaky",
+          description: "d",
+          _meta: { "forge.supports_permission_patterns": true },
+          handler: () => text("acted"),
+        }),
+      {
+        name: "TypeError",
+        message:
+          /does not answer probes \(use registerPatternTool or wrapProbe\)/,
+      },
+    );
+  });
+  await t.step(
+    "a wrapProbe handler registered with tool() is flagged and answers probes",
+    async () => {
+      let acted = 0;
+      server.tool({
+        name: "wrapped",
+        description: "d",
+        input: z.object({ path: z.string() }),
+        handler: wrapProbe({
+          patterns: ({ path }: { path: string }) => [`delete:${path}`],
+        }, () => {
+          acted++;
+          return text("deleted");
+        }),
+      });
+      await using client = await connect(server);
+      const [tool] = await client.listTools();
+      assert.equal(tool._meta?.["forge.supports_permission_patterns"], true);
+      assert.deepEqual(await client.probe("wrapped", { path: "a" }), {
+        patterns: ["delete:a"],
+        always: [],
+      });
+      assert.equal(acted, 0);
+    },
+  );
+});
+
+Deno.test("a misspelt argument with two letters swapped still gets a did-you-mean", async () => {
+  const server = createServer({ name: "s", version: "1" });
+  server.tool({
+    name: "greet",
+    description: "d",
+    input: z.object({ name: z.string() }),
+    handler: ({ name }) => text(name),
+  });
+  await using client = await connect(server);
+  const result = await client.call("greet", { nmae: "Ada" });
+  assert.equal(
+    (result.content[0] as { text: string }).text,
+    'Invalid arguments for tool "greet":\nname: required\nnmae: unknown argument; did you mean "name"?',
+  );
 });
