@@ -833,7 +833,7 @@ export class ToolServer {
       // The answer does not wait for a handler that ignores its aborted signal.
       const result = await Promise.race([
         run,
-        rejectOnAbort(controller.signal),
+        rejectOnAbort(signal),
       ]);
       return await this.#checkResult(tool, result);
     } catch (cause) {

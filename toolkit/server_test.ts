@@ -509,3 +509,30 @@ Deno.test("a misspelt argument with two letters swapped still gets a did-you-mea
     'Invalid arguments for tool "greet":\nname: required\nnmae: unknown argument; did you mean "name"?',
   );
 });
+
+Deno.test("a cancelled call stops counting as in flight even if its handler ignores the signal", async () => {
+  const server = createServer({ name: "s", version: "1" }, { graceMs: 5_000 });
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  server.tool({
+    name: "deaf",
+    description: "Ignores its signal",
+    handler: async () => {
+      await released;
+      return text("late");
+    },
+  });
+  const client = await connect(server);
+  const controller = new AbortController();
+  const call = client.call("deaf", {}, { signal: controller.signal });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  controller.abort("stop");
+  await assert.rejects(call);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const started = performance.now();
+  await server.close();
+  // Shutdown would wait for the 5 s grace period if the cancelled call still counted.
+  assert.ok(performance.now() - started < 1_000);
+  release();
+  await client.close();
+});
