@@ -49,25 +49,50 @@ const STRICT = { comments: false, trailingCommas: false, name: "JSON" };
  * Keys with a backslash: V8 15.0 (Deno 2.9) can decode an escaped key as an
  * earlier, different key whose characters match the escape's raw text, e.g.
  * after `{"y":"😀","\\":1}` it reads `{"y":"😀","\n":2}` with the key "\\".
- * The wrong key always contains a backslash, so when the text has one, a
- * key containing one sends the text to the scanner too.
+ * So a text with an escape inside a key goes to the scanner too; escapes in
+ * string values are unaffected and stay on the fast path.
  */
 export function engineResultIsExact(text: string, value: unknown): boolean {
   const quotes = text.match(QUOTE)?.length ?? 0;
   if (quotes === 0) return true;
-  let escaped = 0;
-  for (let i = text.indexOf('\\"'); i !== -1; i = text.indexOf('\\"', i + 2)) {
-    let run = 1;
-    while (text.charCodeAt(i - run) === 92) run++;
-    if (run % 2 === 1) escaped++;
-  }
-  const tokens = countStringTokens(value, text.indexOf("\\") !== -1);
-  return tokens !== -1 && (quotes - escaped) / 2 === tokens;
+  const escaped = escapedQuotes(text);
+  return escaped !== -1 && (quotes - escaped) / 2 === countStringTokens(value);
 }
 
-// Keys plus string values, iteratively (the value may be deeply nested);
-// -1 when `checkKeys` is set and a key contains a backslash.
-function countStringTokens(root: unknown, checkKeys: boolean): number {
+// Counts the escaped quotes of valid JSON `text`, visiting only strings
+// that hold a backslash, each from its first backslash to its closing
+// quote. Returns -1 when such a string is a key (followed by ':').
+function escapedQuotes(text: string): number {
+  let escaped = 0;
+  let slash = text.indexOf("\\");
+  while (slash !== -1) {
+    // The rest of a string is usually short: step through it in place
+    // rather than paying a native call per quote.
+    let close = slash;
+    for (;;) {
+      const code = text.charCodeAt(close);
+      if (code === 92) {
+        if (text.charCodeAt(close + 1) === 34) escaped++;
+        close += 2;
+      } else if (code === 34) {
+        break;
+      } else {
+        close++;
+      }
+    }
+    let next = close + 1;
+    let code = text.charCodeAt(next);
+    while (code === 32 || code === 10 || code === 13 || code === 9) {
+      code = text.charCodeAt(++next);
+    }
+    if (code === 58) return -1;
+    slash = text.indexOf("\\", close + 1);
+  }
+  return escaped;
+}
+
+// Keys plus string values, iteratively (the value may be deeply nested).
+function countStringTokens(root: unknown): number {
   if (typeof root === "string") return 1;
   if (root === null || typeof root !== "object") return 0;
   let count = 0;
@@ -83,7 +108,6 @@ function countStringTokens(root: unknown, checkKeys: boolean): number {
     } else {
       const record = node as Record<string, unknown>;
       for (const key in record) {
-        if (checkKeys && key.includes("\\")) return -1;
         count++;
         const item = record[key];
         if (typeof item === "string") count++;
