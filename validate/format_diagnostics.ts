@@ -3,7 +3,27 @@
 
 import type { Diagnostic } from "./types.ts";
 
-/** Options for {@linkcode formatDiagnostics}. */
+/**
+ * Options for {@linkcode formatDiagnostics}.
+ *
+ * @example Two lines of context and a narrow frame
+ * ```ts
+ * import {
+ *   formatDiagnostics,
+ *   type FormatDiagnosticsOptions,
+ *   validate,
+ * } from "@forge/toolkit/validate";
+ *
+ * const source = "a = 1\nb = \n";
+ * const options: FormatDiagnosticsOptions = {
+ *   path: "config.toml",
+ *   source,
+ *   contextLines: 2,
+ *   maxWidth: 60,
+ * };
+ * console.log(formatDiagnostics(validate(source, "toml"), options));
+ * ```
+ */
 export interface FormatDiagnosticsOptions {
   /**
    * The file name printed before each position.
@@ -51,7 +71,7 @@ const COMBINING = /^\p{M}$/u;
  * const source = "name: demo\nname: again\n";
  * const result = validate(source, "yaml");
  * console.log(formatDiagnostics(result, { path: "app.yaml", source }));
- * // app.yaml:2:1: Duplicated mapping key ...
+ * // app.yaml:2:1: Duplicate key "name" in a mapping: YAML keys must be unique
  * //   1 | name: demo
  * //   2 | name: again
  * //     | ^

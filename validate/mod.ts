@@ -2,6 +2,17 @@
  * Syntax validators with exact `line:column` diagnostics, for tools that
  * must refuse broken content with a message a model can act on.
  *
+ * - {@linkcode validate} and {@linkcode parse} check JSON, JSONC, YAML,
+ *   TOML and XML documents and the `regex`, `glob`, `url` and `pattern`
+ *   strings tools take as arguments; `parse` also returns the value, from
+ *   one parse.
+ * - {@linkcode validateFile} picks the format from a file name.
+ * - {@linkcode formatDiagnostics} renders `path:line:column: message` with
+ *   a code frame.
+ *
+ * Positions are 1-based and count code points, so an emoji is one column.
+ * Nothing here needs a permission, at import or at run time.
+ *
  * ```ts
  * import { formatDiagnostics, validateFile } from "@forge/toolkit/validate";
  *

@@ -1,6 +1,17 @@
 // The result shapes shared by every validator in this folder.
 
-/** The syntaxes `validate()` and `parse()` understand. */
+/**
+ * The syntaxes `validate()` and `parse()` understand: five document
+ * formats and four kinds of string a tool takes as an argument.
+ *
+ * @example Choosing a format at run time
+ * ```ts
+ * import { type Format, FORMATS, validate } from "@forge/toolkit/validate";
+ *
+ * const format: Format = FORMATS.includes("yaml") ? "yaml" : "json";
+ * console.log(validate("a: 1", format).ok); // true
+ * ```
+ */
 export type Format =
   | "json"
   | "jsonc"

@@ -18,7 +18,16 @@ import { parseUrl } from "./url.ts";
 import { parseProbePattern } from "./probe_pattern.ts";
 import type { Parsed } from "./parsed.ts";
 
-/** Every format name, in the order the docs list them. */
+/**
+ * Every format name, in the order the docs list them.
+ *
+ * @example Listing the formats in a tool description
+ * ```ts
+ * import { FORMATS } from "@forge/toolkit/validate";
+ *
+ * console.log(`format: one of ${FORMATS.join(", ")}`);
+ * ```
+ */
 export const FORMATS: readonly Format[] = Object.freeze([
   "json",
   "jsonc",
@@ -36,10 +45,28 @@ export const FORMATS: readonly Format[] = Object.freeze([
  * `pattern`) accept, in UTF-16 code units: 64 KiB. These are strings a
  * tool takes as an argument; anything longer is refused with a diagnostic
  * rather than compiled.
+ *
+ * @example Checking the limit before asking a model for a shorter pattern
+ * ```ts
+ * import { MAX_ARGUMENT_LENGTH } from "@forge/toolkit/validate";
+ *
+ * const pattern = "^a+$";
+ * console.log(pattern.length <= MAX_ARGUMENT_LENGTH); // true
+ * ```
  */
 export const MAX_ARGUMENT_LENGTH = 65_536;
 
-/** Options for {@linkcode validate} and {@linkcode parse}. */
+/**
+ * Options for {@linkcode validate} and {@linkcode parse}.
+ *
+ * @example Validating a regex with its flags
+ * ```ts
+ * import { validate, type ValidateOptions } from "@forge/toolkit/validate";
+ *
+ * const options: ValidateOptions = { flags: "iu" };
+ * console.log(validate("\\p{Lu}+", "regex", options).ok); // true
+ * ```
+ */
 export interface ValidateOptions {
   /**
    * The flags for the `regex` format, as the second argument of
