@@ -152,10 +152,7 @@ function scanClass(text: string, start: number): number | Problem {
   if (text[i] === "]") i++;
   while (i < text.length) {
     const c = text[i];
-    if (c === "]") {
-      if (i === start + 1) break;
-      return i + 1;
-    }
+    if (c === "]") return i + 1;
     if (c === "/") {
       return {
         start: i,
