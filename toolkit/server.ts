@@ -11,11 +11,6 @@
  * @module
  */
 
-import { Server } from "@modelcontextprotocol/sdk/server";
-import {
-  CreateMessageResultSchema,
-  ElicitResultSchema,
-} from "@modelcontextprotocol/sdk/types.js";
 import { type PromptDefinition, PromptRegistry } from "./prompts.ts";
 import {
   ProtocolError,
@@ -42,6 +37,7 @@ import {
 import type { McpTransport } from "./transport.ts";
 import type { ServeHttpOptions } from "./http.ts";
 import { StdioTransport, type StdioTransportOptions } from "./stdio.ts";
+import { type RequestExtra, type RequestHandler, Session } from "./session.ts";
 import { jsonType } from "./_json_type.ts";
 
 /** JSON-RPC error codes the toolkit answers with. */
@@ -304,25 +300,11 @@ interface CallParams {
   _meta?: Record<string, unknown>;
 }
 
-interface CallExtra {
-  signal: AbortSignal;
-  requestId: string | number;
-  sessionId?: string;
-  sendNotification: (notification: {
-    method: string;
-    params: Record<string, unknown>;
-  }) => Promise<void>;
-  sendRequest: (
-    request: { method: string; params: Record<string, unknown> },
-    // deno-lint-ignore no-explicit-any
-    resultSchema: any,
-  ) => Promise<unknown>;
-}
+type CallExtra = RequestExtra;
 
-/** One connected session: the SDK's protocol object and what it subscribed to. */
-interface Session {
-  server: Server;
-  transport: McpTransport;
+/** One connected session and what it subscribed to. */
+interface Connection {
+  session: Session;
   subscriptions: Set<string>;
   /** The least severe level the client wants; everything until it says. */
   logLevel: LogLevel | undefined;
@@ -361,7 +343,7 @@ export class ToolServer {
   #resources = new ResourceRegistry();
   #prompts = new PromptRegistry();
   #listed: ListedTool[] | undefined;
-  #sessions = new Set<Session>();
+  #connections = new Set<Connection>();
   #inFlight = new Set<InFlight>();
   #draining = false;
   #closed: Promise<void> | undefined;
@@ -527,21 +509,23 @@ export class ToolServer {
     if (this.#resources.completes || this.#prompts.completes) {
       capabilities.completions = {};
     }
-    const server = new Server({ ...this.info }, {
-      capabilities,
+    const handlers = new Map<string, RequestHandler>();
+    const handle = (method: string, handler: RequestHandler) =>
+      handlers.set(method, handler);
+    const session = new Session(transport, {
+      info: { ...this.info },
+      capabilities: { ...capabilities, logging: {} },
+      handlers,
       ...(this.#options.instructions === undefined
         ? {}
         : { instructions: this.#options.instructions }),
+      onclose: () => this.#connections.delete(connection),
     });
-    // Declared after construction so that the toolkit, not the SDK, keeps the level.
-    server.registerCapabilities({ logging: {} });
-    const session: Session = {
-      server,
-      transport,
+    const connection: Connection = {
+      session,
       subscriptions: new Set(),
       logLevel: undefined,
     };
-    const handle = rawHandlers(server);
     const context = (extra: CallExtra): RequestContext => ({
       signal: extra.signal,
       sessionId: extra.sessionId,
@@ -560,7 +544,7 @@ export class ToolServer {
           }`,
         );
       }
-      session.logLevel = level;
+      connection.logLevel = level;
       return {};
     });
     handle("tools/list", () => ({ tools: this.listTools() }));
@@ -578,7 +562,7 @@ export class ToolServer {
           }:\narguments: expected object, got ${jsonType(args)}`,
         );
       }
-      return this.#call(session, { ...params, name } as CallParams, extra);
+      return this.#call(connection, { ...params, name } as CallParams, extra);
     });
     if (capabilities.resources) {
       handle("resources/list", async (_, extra) => ({
@@ -595,13 +579,13 @@ export class ToolServer {
         ),
       }));
       handle("resources/subscribe", (params) => {
-        session.subscriptions.add(
+        connection.subscriptions.add(
           stringParam(params, "uri", "resources/subscribe"),
         );
         return {};
       });
       handle("resources/unsubscribe", (params) => {
-        session.subscriptions.delete(
+        connection.subscriptions.delete(
           stringParam(params, "uri", "resources/unsubscribe"),
         );
         return {};
@@ -635,14 +619,8 @@ export class ToolServer {
         (params) => this.#complete(checkCompleteParams(params)),
       );
     }
-    this.#sessions.add(session);
-    const previous = server.onclose;
-    server.onclose = () => {
-      this.#sessions.delete(session);
-      previous?.();
-    };
-    // deno-lint-ignore no-explicit-any
-    await server.connect(transport as any);
+    this.#connections.add(connection);
+    await session.start();
   }
 
   async #complete(
@@ -753,20 +731,22 @@ export class ToolServer {
    */
   async resourceUpdated(uri: string): Promise<void> {
     await Promise.all(
-      [...this.#sessions].filter((s) => s.subscriptions.has(uri)).map((s) =>
-        s.server.sendResourceUpdated({ uri }).catch(() => {})
+      [...this.#connections].filter((c) => c.subscriptions.has(uri)).map((c) =>
+        c.session.notify("notifications/resources/updated", { uri }).catch(
+          () => {},
+        )
       ),
     );
   }
 
   #notify(method: string): void {
-    for (const session of this.#sessions) {
-      session.server.notification({ method }).catch(() => {});
+    for (const connection of this.#connections) {
+      connection.session.notify(method).catch(() => {});
     }
   }
 
   async #call(
-    session: Session,
+    connection: Connection,
     params: CallParams,
     extra: CallExtra,
   ): Promise<CallToolResult> {
@@ -814,7 +794,7 @@ export class ToolServer {
 
     const controller = new AbortController();
     const signal = AbortSignal.any([extra.signal, controller.signal]);
-    const ctx = makeContext(session, tool.def.name, meta, signal, extra);
+    const ctx = makeContext(connection, tool.def.name, meta, signal, extra);
     const timeoutMs = tool.def.timeoutMs ?? this.#options.timeoutMs;
     const timer = timeoutMs === undefined ? undefined : setTimeout(() => {
       controller.abort(
@@ -976,49 +956,9 @@ export class ToolServer {
     // Aborted calls answer at once (their answers race the abort); let them be written.
     await new Promise((resolve) => setTimeout(resolve, 0));
     await Promise.all(
-      [...this.#sessions].map((s) => s.server.close().catch(() => {})),
+      [...this.#connections].map((c) => c.session.close().catch(() => {})),
     );
   }
-}
-
-type RawHandler = (
-  params: Record<string, unknown>,
-  extra: CallExtra,
-) => unknown;
-
-/**
- * Registers handlers straight in the SDK protocol's handler table. The SDK's
- * `setRequestHandler` zod-parses every request first and answers a bad one
- * with -32603 and a JSON dump of zod issues; the toolkit checks the params
- * of the methods it owns itself, answers -32602 with a sentence, and skips
- * that per-message parse on the hot path.
- */
-function rawHandlers(
-  server: Server,
-): (method: string, handler: RawHandler) => void {
-  const table =
-    (server as unknown as { _requestHandlers?: unknown })._requestHandlers;
-  if (!(table instanceof Map)) {
-    throw new Error(
-      "Cannot install request handlers: this version of @modelcontextprotocol/sdk has no handler table",
-    );
-  }
-  return (method, handler) => {
-    table.set(method, (request: { params?: unknown }, extra: CallExtra) => {
-      const params = request.params ?? {};
-      if (
-        typeof params !== "object" || params === null || Array.isArray(params)
-      ) {
-        throw new ProtocolError(
-          RPC_ERROR.INVALID_PARAMS,
-          `Invalid params for ${method}: expected an object, got ${
-            jsonType(params)
-          }`,
-        );
-      }
-      return Promise.resolve(handler(params as Record<string, unknown>, extra));
-    });
-  };
 }
 
 function stringParam(
@@ -1076,7 +1016,7 @@ const LEVELS: readonly LogLevel[] = [
 ];
 
 function makeContext(
-  session: Session,
+  connection: Connection,
   toolName: string,
   meta: Record<string, unknown>,
   signal: AbortSignal,
@@ -1088,7 +1028,7 @@ function makeContext(
       `[${toolName}] ${level}: ${message}`,
       ...(data === undefined ? [] : [data]),
     );
-    const wanted = session.logLevel;
+    const wanted = connection.logLevel;
     if (
       wanted !== undefined && LEVELS.indexOf(level) < LEVELS.indexOf(wanted)
     ) return;
@@ -1120,15 +1060,15 @@ function makeContext(
       });
     },
     sample: async (params) =>
-      await extra.sendRequest(
-        { method: "sampling/createMessage", params },
-        CreateMessageResultSchema,
-      ) as SamplingResult,
+      await extra.sendRequest({
+        method: "sampling/createMessage",
+        params,
+      }) as SamplingResult,
     elicit: async (params) =>
-      await extra.sendRequest(
-        { method: "elicitation/create", params },
-        ElicitResultSchema,
-      ) as ElicitationResult,
+      await extra.sendRequest({
+        method: "elicitation/create",
+        params,
+      }) as ElicitationResult,
     log: {
       debug: (m, d) => log("debug", m, d),
       info: (m, d) => log("info", m, d),

@@ -32,7 +32,22 @@ import type { JsonRpcId, JsonRpcMessage, McpTransport } from "./transport.ts";
 /** The protocol version the test client asks for. */
 export const TEST_PROTOCOL_VERSION = "2025-11-25";
 
-/** A JSON-RPC error answered by the server. */
+/**
+ * A JSON-RPC error answered by the server.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from "@forge/toolkit";
+ * import { connect, RpcError } from "@forge/toolkit/testing";
+ *
+ * await using client = await connect(createServer({ name: "s", version: "1" }));
+ * try {
+ *   await client.call("missing");
+ * } catch (error) {
+ *   if (error instanceof RpcError) console.error(error.code); // -32602
+ * }
+ * ```
+ */
 export class RpcError extends Error {
   /** The JSON-RPC error code, such as -32602. */
   readonly code: number;
@@ -40,6 +55,8 @@ export class RpcError extends Error {
   readonly data: unknown;
 
   /**
+   * Creates the error.
+   *
    * @param code The JSON-RPC error code.
    * @param message The error message.
    * @param data The error's data.

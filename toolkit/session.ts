@@ -1,0 +1,345 @@
+/**
+ * One MCP session over one transport: the JSON-RPC request/response
+ * machinery and the `initialize` handshake, without the SDK's protocol layer.
+ *
+ * The SDK's `Server` zod-parses every message (about 30 µs of CPU per call)
+ * and its module graph costs ~180 ms of start-up; the toolkit checks the
+ * params of the methods it owns itself, so it needs neither. Transports
+ * (the toolkit's stdio one, the SDK's Streamable HTTP one) plug in through
+ * the SDK-compatible {@linkcode McpTransport} shape.
+ *
+ * @module
+ */
+
+import type { JsonRpcId, JsonRpcMessage, McpTransport } from "./transport.ts";
+import { ProtocolError } from "./resources.ts";
+import { jsonType } from "./_json_type.ts";
+
+/** The newest protocol version, answered when the client asks for one this server does not know. */
+export const LATEST_PROTOCOL_VERSION = "2025-11-25";
+
+/** Protocol versions this server speaks, newest first. */
+export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [
+  LATEST_PROTOCOL_VERSION,
+  "2025-06-18",
+  "2025-03-26",
+  "2024-11-05",
+  "2024-10-07",
+];
+
+/** How long a request to the client (sampling, elicitation) may take by default. */
+const REQUEST_TIMEOUT_MS = 60_000;
+
+/** What a request handler learns about its request. */
+export interface RequestExtra {
+  /** Aborted when the client cancels the request or the session closes. */
+  signal: AbortSignal;
+  /** The request's id. */
+  requestId: JsonRpcId;
+  /** The transport's session id, if it has sessions. */
+  sessionId: string | undefined;
+  /** Sends a notification tied to this request (on HTTP: on its stream). */
+  sendNotification: (
+    notification: { method: string; params: Record<string, unknown> },
+  ) => Promise<void>;
+  /** Sends a request to the client, tied to this request; resolves with its result. */
+  sendRequest: (
+    request: { method: string; params: Record<string, unknown> },
+  ) => Promise<Record<string, unknown>>;
+}
+
+/** A request handler: params in, result out; a thrown error with a numeric `code` keeps it. */
+export type RequestHandler = (
+  params: Record<string, unknown>,
+  extra: RequestExtra,
+) => unknown;
+
+/** What a session needs to answer `initialize`. */
+export interface SessionOptions {
+  /** `serverInfo`. */
+  info: Record<string, unknown>;
+  /** `capabilities`. */
+  capabilities: Record<string, unknown>;
+  /** `instructions`, if any. */
+  instructions?: string;
+  /** Handlers by method. */
+  handlers: ReadonlyMap<string, RequestHandler>;
+  /** Called once when the transport has closed. */
+  onclose?: () => void;
+}
+
+interface Pending {
+  resolve: (result: Record<string, unknown>) => void;
+  reject: (error: Error) => void;
+}
+
+/** One MCP session on one transport. */
+export class Session {
+  /** The client's capabilities, once initialised. */
+  clientCapabilities: Record<string, unknown> | undefined;
+  #transport: McpTransport;
+  #options: SessionOptions;
+  #running = new Map<JsonRpcId, AbortController>();
+  #pending = new Map<JsonRpcId, Pending>();
+  #nextId = 0;
+  #closed = false;
+
+  constructor(transport: McpTransport, options: SessionOptions) {
+    this.#transport = transport;
+    this.#options = options;
+  }
+
+  /** The transport's session id. */
+  get sessionId(): string | undefined {
+    return this.#transport.sessionId;
+  }
+
+  /** Starts the transport and begins answering. */
+  async start(): Promise<void> {
+    const transport = this.#transport;
+    // Handlers a transport's owner set before (the HTTP layer tracks closes) keep running.
+    const { onmessage, onclose, onerror } = transport;
+    transport.onmessage = (message, extra) => {
+      onmessage?.(message, extra);
+      this.#receive(message);
+    };
+    transport.onclose = () => {
+      onclose?.();
+      this.#onclose();
+    };
+    transport.onerror = onerror ??
+      ((error) => console.error(`MCP transport error: ${error.message}`));
+    await transport.start();
+  }
+
+  /** Sends a notification to the client. */
+  async notify(
+    method: string,
+    params?: Record<string, unknown>,
+    relatedRequestId?: JsonRpcId,
+  ): Promise<void> {
+    if (this.#closed) return;
+    await this.#transport.send(
+      { jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) },
+      relatedRequestId === undefined ? undefined : { relatedRequestId },
+    );
+  }
+
+  /** Closes the transport (which ends the session). */
+  async close(): Promise<void> {
+    await this.#transport.close();
+    this.#onclose();
+  }
+
+  #onclose(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    const gone = new ProtocolError(-32000, "Connection closed");
+    for (const controller of this.#running.values()) controller.abort(gone);
+    for (const pending of this.#pending.values()) pending.reject(gone);
+    this.#running.clear();
+    this.#pending.clear();
+    this.#options.onclose?.();
+  }
+
+  #receive(message: JsonRpcMessage): void {
+    if ("method" in message) {
+      if ("id" in message) {
+        this.#request(message.id, message.method, message.params);
+      } else this.#notification(message.method, message.params);
+      return;
+    }
+    const pending = message.id === null
+      ? undefined
+      : this.#pending.get(message.id);
+    if (pending === undefined) return;
+    this.#pending.delete(message.id!);
+    if ("error" in message) {
+      pending.reject(
+        new ProtocolError(message.error.code, message.error.message),
+      );
+    } else pending.resolve(message.result);
+  }
+
+  #notification(
+    method: string,
+    params: Record<string, unknown> | undefined,
+  ): void {
+    if (method === "notifications/cancelled") {
+      const id = params?.requestId as JsonRpcId | undefined;
+      const controller = id === undefined ? undefined : this.#running.get(id);
+      controller?.abort(params?.reason ?? "Cancelled by the client");
+    }
+    // initialized, roots/list_changed and others need no answer.
+  }
+
+  #request(
+    id: JsonRpcId,
+    method: string,
+    params: Record<string, unknown> | undefined,
+  ): void {
+    if (method === "initialize") {
+      this.#answer(id, () => this.#initialize(params ?? {}));
+      return;
+    }
+    if (method === "ping") {
+      this.#answer(id, () => ({}));
+      return;
+    }
+    const handler = this.#options.handlers.get(method);
+    if (handler === undefined) {
+      this.#answer(id, () => {
+        throw new ProtocolError(-32601, `Method not found: ${method}`);
+      });
+      return;
+    }
+    const controller = new AbortController();
+    this.#running.set(id, controller);
+    const extra: RequestExtra = {
+      signal: controller.signal,
+      requestId: id,
+      sessionId: this.#transport.sessionId,
+      sendNotification: (n) =>
+        controller.signal.aborted
+          ? Promise.resolve()
+          : this.notify(n.method, n.params, id),
+      sendRequest: (r) =>
+        this.#outgoing(r.method, r.params, id, controller.signal),
+    };
+    this.#answer(id, () => {
+      if (
+        params !== undefined &&
+        (typeof params !== "object" || params === null || Array.isArray(params))
+      ) {
+        throw new ProtocolError(
+          -32602,
+          `Invalid params for ${method}: expected an object, got ${
+            jsonType(params)
+          }`,
+        );
+      }
+      return handler(params ?? {}, extra);
+    }, controller);
+  }
+
+  async #answer(
+    id: JsonRpcId,
+    run: () => unknown,
+    controller?: AbortController,
+  ): Promise<void> {
+    let message: JsonRpcMessage;
+    try {
+      const result = await run();
+      message = {
+        jsonrpc: "2.0",
+        id,
+        result: (result ?? {}) as Record<string, unknown>,
+      };
+    } catch (error) {
+      const code = (error as { code?: unknown })?.code;
+      message = {
+        jsonrpc: "2.0",
+        id,
+        error: {
+          code: Number.isSafeInteger(code) ? code as number : -32603,
+          message: error instanceof Error ? error.message : String(error),
+        },
+      };
+    } finally {
+      this.#running.delete(id);
+    }
+    // A cancelled request gets no answer, as MCP says.
+    if (controller?.signal.aborted || this.#closed) return;
+    await this.#transport.send(message).catch((error) =>
+      this.#transport.onerror?.(error)
+    );
+  }
+
+  #initialize(params: Record<string, unknown>): Record<string, unknown> {
+    const requested = params.protocolVersion;
+    if (typeof requested !== "string") {
+      throw new ProtocolError(
+        -32602,
+        "Invalid params for initialize: protocolVersion: expected string",
+      );
+    }
+    const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
+      ? requested
+      : LATEST_PROTOCOL_VERSION;
+    this.clientCapabilities = (params.capabilities ?? {}) as Record<
+      string,
+      unknown
+    >;
+    this.#transport.setProtocolVersion?.(protocolVersion);
+    return {
+      protocolVersion,
+      capabilities: this.#options.capabilities,
+      serverInfo: this.#options.info,
+      ...(this.#options.instructions === undefined
+        ? {}
+        : { instructions: this.#options.instructions }),
+    };
+  }
+
+  #outgoing(
+    method: string,
+    params: Record<string, unknown>,
+    relatedRequestId: JsonRpcId,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    const capability = method === "sampling/createMessage"
+      ? "sampling"
+      : method === "elicitation/create"
+      ? "elicitation"
+      : method === "roots/list"
+      ? "roots"
+      : undefined;
+    if (
+      capability !== undefined &&
+      this.clientCapabilities?.[capability] === undefined
+    ) {
+      return Promise.reject(
+        new Error(
+          `Client does not support ${capability} (required for ${method})`,
+        ),
+      );
+    }
+    if (signal.aborted) return Promise.reject(signal.reason);
+    // Ids of our own requests live in a namespace of their own.
+    const id = `forge-${this.#nextId++}`;
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        this.#pending.delete(id);
+      };
+      const onAbort = () => {
+        done();
+        reject(signal.reason);
+        this.notify("notifications/cancelled", {
+          requestId: id,
+          reason: String(signal.reason),
+        })
+          .catch(() => {});
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(
+          new ProtocolError(
+            -32001,
+            `Request timed out: ${method} got no answer in ${REQUEST_TIMEOUT_MS} ms`,
+          ),
+        );
+      }, REQUEST_TIMEOUT_MS);
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#pending.set(id, {
+        resolve: (result) => (done(), resolve(result)),
+        reject: (error) => (done(), reject(error)),
+      });
+      this.#transport.send({ jsonrpc: "2.0", id, method, params }, {
+        relatedRequestId,
+      })
+        .catch((error) => (done(), reject(error)));
+    });
+  }
+}
