@@ -182,19 +182,6 @@ export {
   type RuleSyntaxErrorOptions,
 } from "./toolkit/matcher.ts";
 export {
-  createHttpHandler,
-  DEFAULT_MAX_BODY_BYTES,
-  DEFAULT_MAX_SESSIONS,
-  DEFAULT_SESSION_IDLE_MS,
-  type HttpAuth,
-  type HttpHandler,
-  type HttpOptions,
-  type HttpServer,
-  LOOPBACK_HOSTS,
-  serveHttp,
-  type ServeHttpOptions,
-} from "./toolkit/http.ts";
-export {
   DEFAULT_MAX_MESSAGE_BYTES,
   StdioTransport,
   type StdioTransportOptions,

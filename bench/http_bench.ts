@@ -15,13 +15,8 @@
  */
 
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import {
-  createHttpHandler,
-  createServer,
-  type HttpOptions,
-  text,
-  type ToolServer,
-} from "../mod.ts";
+import { createServer, text, type ToolServer } from "../mod.ts";
+import { createHttpHandler, type HttpOptions } from "../http/mod.ts";
 
 const URL_ = "http://127.0.0.1:8000/mcp";
 const PROTOCOL = "2025-11-25";

@@ -18,7 +18,8 @@
  * @module
  */
 
-import { createServer, serveHttp, text } from "../mod.ts";
+import { createServer, text } from "../mod.ts";
+import { serveHttp } from "../http/mod.ts";
 
 const PROTOCOL = "2025-11-25";
 const ACCEPT = "application/json, text/event-stream";

@@ -25,7 +25,8 @@ import { jsonType } from "./_json_type.ts";
  *
  * @example
  * ```ts
- * import { createHttpHandler, createServer, DEFAULT_MAX_BODY_BYTES } from "@forge/toolkit";
+ * import { createServer } from "@forge/toolkit";
+ * import { createHttpHandler, DEFAULT_MAX_BODY_BYTES } from "@forge/toolkit/http";
  *
  * // Room for larger arguments.
  * createHttpHandler(createServer({ name: "s", version: "1" }), {
@@ -40,7 +41,7 @@ export const DEFAULT_MAX_BODY_BYTES: number = 4 * 1024 * 1024;
  *
  * @example
  * ```ts
- * import { DEFAULT_SESSION_IDLE_MS } from "@forge/toolkit";
+ * import { DEFAULT_SESSION_IDLE_MS } from "@forge/toolkit/http";
  *
  * const minutes = DEFAULT_SESSION_IDLE_MS / 60_000; // 15
  * ```
@@ -52,7 +53,7 @@ export const DEFAULT_SESSION_IDLE_MS: number = 15 * 60 * 1000;
  *
  * @example
  * ```ts
- * import { DEFAULT_MAX_SESSIONS } from "@forge/toolkit";
+ * import { DEFAULT_MAX_SESSIONS } from "@forge/toolkit/http";
  *
  * const sessions = DEFAULT_MAX_SESSIONS; // 1000
  * ```
@@ -64,7 +65,8 @@ export const DEFAULT_MAX_SESSIONS: number = 1000;
  *
  * @example Accept a public name as well
  * ```ts
- * import { createHttpHandler, createServer, LOOPBACK_HOSTS } from "@forge/toolkit";
+ * import { createServer } from "@forge/toolkit";
+ * import { createHttpHandler, LOOPBACK_HOSTS } from "@forge/toolkit/http";
  *
  * createHttpHandler(createServer({ name: "s", version: "1" }), {
  *   allowedHosts: [...LOOPBACK_HOSTS, "mcp.example.com"],
@@ -97,7 +99,7 @@ const CODE = {
  *
  * @example
  * ```ts
- * import type { HttpAuth } from "@forge/toolkit";
+ * import type { HttpAuth } from "@forge/toolkit/http";
  *
  * const fixed: HttpAuth = { token: "Zm9vYmFyYmF6" };
  * const checked: HttpAuth = { verify: (token) => token.startsWith("team-") };
@@ -132,7 +134,7 @@ export interface HttpAuth {
  *
  * @example
  * ```ts
- * import type { HttpOptions } from "@forge/toolkit";
+ * import type { HttpOptions } from "@forge/toolkit/http";
  *
  * const options: HttpOptions = { stateless: true, jsonResponse: true };
  * ```
@@ -231,7 +233,8 @@ export interface HttpOptions {
  *
  * @example
  * ```ts ignore
- * import { createHttpHandler, createServer } from "@forge/toolkit";
+ * import { createServer } from "@forge/toolkit";
+ * import { createHttpHandler } from "@forge/toolkit/http";
  *
  * const handler = createHttpHandler(createServer({ name: "s", version: "1" }));
  * const listener = Deno.serve({ port: 8080 }, handler);
@@ -285,7 +288,8 @@ interface Guard {
  *
  * @example Mounting it in Deno.serve
  * ```ts ignore
- * import { createServer, createHttpHandler, text } from "@forge/toolkit";
+ * import { createServer, text } from "@forge/toolkit";
+ * import { createHttpHandler } from "@forge/toolkit/http";
  *
  * const server = createServer({ name: "hello", version: "0.1.0" });
  * server.tool({ name: "ping", description: "Answers pong", handler: () => text("pong") });
@@ -583,7 +587,7 @@ export function createHttpHandler(
  *
  * @example
  * ```ts
- * import type { ServeHttpOptions } from "@forge/toolkit";
+ * import type { ServeHttpOptions } from "@forge/toolkit/http";
  *
  * const options: ServeHttpOptions = { hostname: "127.0.0.1", port: 8080 };
  * ```
@@ -621,7 +625,8 @@ export interface ServeHttpOptions extends HttpOptions {
  *
  * @example
  * ```ts ignore
- * import { createServer, serveHttp } from "@forge/toolkit";
+ * import { createServer } from "@forge/toolkit";
+ * import { serveHttp } from "@forge/toolkit/http";
  *
  * await using http = serveHttp(createServer({ name: "s", version: "1" }), { port: 0 });
  * console.error(`serving ${http.url}`);
@@ -648,7 +653,8 @@ export interface HttpServer extends AsyncDisposable {
  *
  * @example
  * ```ts ignore
- * import { createServer, serveHttp, text } from "@forge/toolkit";
+ * import { createServer, text } from "@forge/toolkit";
+ * import { serveHttp } from "@forge/toolkit/http";
  *
  * const server = createServer({ name: "hello", version: "0.1.0" });
  * server.tool({ name: "ping", description: "Answers pong", handler: () => text("pong") });

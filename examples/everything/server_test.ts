@@ -7,7 +7,7 @@ import {
   LoggingMessageNotificationSchema,
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { serveHttp } from "@forge/toolkit";
+import { serveHttp } from "@forge/toolkit/http";
 import {
   createEverythingServer,
   PIXEL_PNG_BASE64,
