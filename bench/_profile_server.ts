@@ -29,7 +29,11 @@ export interface ServerProfile extends ProfileSummary {
   calls: number;
   /** Sampled busy time per call after the pause, in microseconds. */
   busyPerCallUs: number;
-  /** Server CPU time per call after the pause (from /proc), in microseconds. */
+  /**
+   * Server CPU time per call after the pause (from /proc), in microseconds,
+   * including the profiler's own sampling thread: compare runs with it, not
+   * with the table's unprofiled figure.
+   */
   cpuPerCallUs: number | undefined;
 }
 
@@ -149,9 +153,7 @@ export function renderProfile(
       profile.busyPerCallUs.toFixed(1)
     } µs sampled busy per call (${
       profile.busyMs.toFixed(0)
-    } ms over ${profile.calls} calls; ${
-      profile.cpuPerCallUs?.toFixed(1) ?? "—"
-    } µs of CPU per call by /proc, profiler running)`,
+    } ms over ${profile.calls} calls)`,
     "",
     "| part of the stack | self ms | share |",
     "|---|--:|--:|",
