@@ -6,10 +6,36 @@
  * @module
  */
 
-/** A JSON-RPC 2.0 request id. */
+/**
+ * A JSON-RPC 2.0 request id.
+ *
+ * @example Track requests awaiting an answer
+ * ```ts
+ * import type { JsonRpcId, JsonRpcMessage } from "@forge/toolkit";
+ *
+ * const pending = new Map<JsonRpcId, (answer: JsonRpcMessage) => void>();
+ * pending.set(1, (answer) => console.log("answered:", answer));
+ * pending.set("call-7", (answer) => console.log("answered:", answer));
+ * ```
+ */
 export type JsonRpcId = string | number;
 
-/** A JSON-RPC 2.0 message: request, notification, result or error. */
+/**
+ * A JSON-RPC 2.0 message: request, notification, result or error.
+ *
+ * @example Tell the four kinds apart in a custom transport
+ * ```ts
+ * import type { JsonRpcMessage } from "@forge/toolkit";
+ *
+ * function describe(message: JsonRpcMessage): string {
+ *   if ("method" in message) {
+ *     return "id" in message ? `request ${message.method}` : `notification ${message.method}`;
+ *   }
+ *   return "error" in message ? `error ${message.error.code}` : `result for ${message.id}`;
+ * }
+ * describe({ jsonrpc: "2.0", id: 1, method: "tools/list" }); // "request tools/list"
+ * ```
+ */
 export type JsonRpcMessage =
   | {
     jsonrpc: "2.0";
@@ -25,7 +51,21 @@ export type JsonRpcMessage =
     error: { code: number; message: string; data?: unknown };
   };
 
-/** Where a message goes, for transports that multiplex streams. */
+/**
+ * Where a message goes, for transports that multiplex streams.
+ *
+ * @example Route a progress notification to the stream of its request
+ * ```ts
+ * import type { JsonRpcMessage, TransportSendOptions } from "@forge/toolkit";
+ *
+ * const streams = new Map<string | number, JsonRpcMessage[]>([[7, []]]);
+ * function send(message: JsonRpcMessage, options: TransportSendOptions = {}): void {
+ *   const id = options.relatedRequestId;
+ *   if (id !== undefined) streams.get(id)?.push(message);
+ * }
+ * send({ jsonrpc: "2.0", method: "notifications/progress" }, { relatedRequestId: 7 });
+ * ```
+ */
 export interface TransportSendOptions {
   /** The request a notification or response belongs to. */
   relatedRequestId?: JsonRpcId;
