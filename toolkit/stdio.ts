@@ -13,13 +13,40 @@
 import type { JsonRpcId, JsonRpcMessage, McpTransport } from "./transport.ts";
 import { jsonType } from "./_json_type.ts";
 
-/** The default limit on one incoming message: 16 MiB. */
+/**
+ * The default limit on one incoming message: 16 MiB.
+ *
+ * @example Accept messages up to four times the default
+ * ```ts
+ * import { DEFAULT_MAX_MESSAGE_BYTES, StdioTransport } from "@forge/toolkit";
+ *
+ * // For a tool whose arguments carry large files inline.
+ * const transport = new StdioTransport({
+ *   maxMessageBytes: 4 * DEFAULT_MAX_MESSAGE_BYTES,
+ * });
+ * ```
+ */
 export const DEFAULT_MAX_MESSAGE_BYTES: number = 16 * 1024 * 1024;
 
 const NEWLINE = 0x0a;
 const ID_SNIFF_BYTES = 4096;
 
-/** Options for {@linkcode StdioTransport}. */
+/**
+ * Options for {@linkcode StdioTransport}.
+ *
+ * @example Speak MCP over in-memory streams instead of stdin and stdout
+ * ```ts
+ * import { StdioTransport } from "@forge/toolkit";
+ *
+ * const request = '{"jsonrpc":"2.0","id":1,"method":"ping"}\n';
+ * const output = new TransformStream<Uint8Array, Uint8Array>();
+ * const transport = new StdioTransport({
+ *   readable: ReadableStream.from([new TextEncoder().encode(request)]),
+ *   writable: output.writable,
+ *   maxMessageBytes: 1024 * 1024,
+ * });
+ * ```
+ */
 export interface StdioTransportOptions {
   /**
    * The largest message accepted, in bytes; a larger one is answered with a
