@@ -7,7 +7,18 @@
 
 import { jsonType } from "./_json_type.ts";
 
-/** Optional annotations a client may use to decide how to show content. */
+/**
+ * Optional annotations a client may use to decide how to show content.
+ *
+ * @example Show a summary to the user only
+ * ```ts
+ * import { type CallToolResult, type ContentAnnotations, text } from "@forge/toolkit";
+ *
+ * const forUser: ContentAnnotations = { audience: ["user"], priority: 0.2 };
+ * const result: CallToolResult = text("Done: 3 files written");
+ * result.content.push({ type: "text", text: "Took 1.2 s", annotations: forUser });
+ * ```
+ */
 export interface ContentAnnotations {
   /** Who the content is meant for. */
   audience?: ("user" | "assistant")[];
@@ -17,7 +28,17 @@ export interface ContentAnnotations {
   lastModified?: string;
 }
 
-/** A text block of a tool result. */
+/**
+ * A text block of a tool result.
+ *
+ * @example One text block per file name
+ * ```ts
+ * import type { CallToolResult, TextContent } from "@forge/toolkit";
+ *
+ * const lines: TextContent[] = ["a.txt", "b.txt"].map((name) => ({ type: "text", text: name }));
+ * const result: CallToolResult = { content: lines };
+ * ```
+ */
 export interface TextContent {
   /** Always `"text"`. */
   type: "text";
@@ -29,7 +50,22 @@ export interface TextContent {
   _meta?: Record<string, unknown>;
 }
 
-/** An image block of a tool result (base64 data). */
+/**
+ * An image block of a tool result (base64 data).
+ *
+ * @example Return a chart next to its caption
+ * ```ts
+ * import type { CallToolResult, ImageContent } from "@forge/toolkit";
+ *
+ * const png = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]);
+ * const chart: ImageContent = {
+ *   type: "image",
+ *   data: btoa(String.fromCharCode(...png)),
+ *   mimeType: "image/png",
+ * };
+ * const result: CallToolResult = { content: [{ type: "text", text: "Sales by month" }, chart] };
+ * ```
+ */
 export interface ImageContent {
   /** Always `"image"`. */
   type: "image";
@@ -43,7 +79,22 @@ export interface ImageContent {
   _meta?: Record<string, unknown>;
 }
 
-/** An audio block of a tool result (base64 data). */
+/**
+ * An audio block of a tool result (base64 data).
+ *
+ * @example Return a spoken answer for the user
+ * ```ts
+ * import type { AudioContent, CallToolResult } from "@forge/toolkit";
+ *
+ * const speech: AudioContent = {
+ *   type: "audio",
+ *   data: "UklGRiQAAABXQVZF", // base64 WAV bytes from a text-to-speech call
+ *   mimeType: "audio/wav",
+ *   annotations: { audience: ["user"] },
+ * };
+ * const result: CallToolResult = { content: [speech] };
+ * ```
+ */
 export interface AudioContent {
   /** Always `"audio"`. */
   type: "audio";
@@ -57,7 +108,22 @@ export interface AudioContent {
   _meta?: Record<string, unknown>;
 }
 
-/** A link to a resource the client can read with `resources/read`. */
+/**
+ * A link to a resource the client can read with `resources/read`.
+ *
+ * @example List search hits as links instead of inlining them
+ * ```ts
+ * import type { CallToolResult, ResourceLinkContent } from "@forge/toolkit";
+ *
+ * const hits: ResourceLinkContent[] = ["todo.md", "ideas.md"].map((name) => ({
+ *   type: "resource_link",
+ *   uri: `notes://${name}`,
+ *   name,
+ *   mimeType: "text/markdown",
+ * }));
+ * const result: CallToolResult = { content: hits };
+ * ```
+ */
 export interface ResourceLinkContent {
   /** Always `"resource_link"`. */
   type: "resource_link";
@@ -77,7 +143,17 @@ export interface ResourceLinkContent {
   _meta?: Record<string, unknown>;
 }
 
-/** The contents of an embedded resource: text or base64 blob. */
+/**
+ * The contents of an embedded resource: text or base64 blob.
+ *
+ * @example Text and binary contents
+ * ```ts
+ * import type { ResourceContents } from "@forge/toolkit";
+ *
+ * const note: ResourceContents = { uri: "notes://todo", mimeType: "text/markdown", text: "# Todo" };
+ * const logo: ResourceContents = { uri: "assets://logo", mimeType: "image/png", blob: "iVBORw0KGgo=" };
+ * ```
+ */
 export type ResourceContents =
   | {
     uri: string;
@@ -92,7 +168,20 @@ export type ResourceContents =
     _meta?: Record<string, unknown>;
   };
 
-/** A resource embedded in a tool result. */
+/**
+ * A resource embedded in a tool result.
+ *
+ * @example Embed a binary file, which `resource()` does not cover
+ * ```ts
+ * import type { CallToolResult, EmbeddedResourceContent } from "@forge/toolkit";
+ *
+ * const archive: EmbeddedResourceContent = {
+ *   type: "resource",
+ *   resource: { uri: "file:///out/build.zip", mimeType: "application/zip", blob: "UEsDBA==" },
+ * };
+ * const result: CallToolResult = { content: [archive] };
+ * ```
+ */
 export interface EmbeddedResourceContent {
   /** Always `"resource"`. */
   type: "resource";
@@ -104,7 +193,19 @@ export interface EmbeddedResourceContent {
   _meta?: Record<string, unknown>;
 }
 
-/** One block of a tool result's `content`. */
+/**
+ * One block of a tool result's `content`.
+ *
+ * @example Read the text of a result in a test
+ * ```ts
+ * import { type Content, text } from "@forge/toolkit";
+ *
+ * function textOf(blocks: Content[]): string {
+ *   return blocks.map((block) => block.type === "text" ? block.text : `[${block.type}]`).join("\n");
+ * }
+ * textOf(text("Hello").content); // "Hello"
+ * ```
+ */
 export type Content =
   | TextContent
   | ImageContent
@@ -112,7 +213,20 @@ export type Content =
   | ResourceLinkContent
   | EmbeddedResourceContent;
 
-/** The result of `tools/call`, as it goes on the wire. */
+/**
+ * The result of `tools/call`, as it goes on the wire.
+ *
+ * @example Combine builders into one result
+ * ```ts
+ * import { type CallToolResult, json, resourceLink } from "@forge/toolkit";
+ *
+ * function report(count: number): CallToolResult {
+ *   const result = json({ count });
+ *   result.content.push(...resourceLink("reports://latest", "latest").content);
+ *   return result;
+ * }
+ * ```
+ */
 export interface CallToolResult {
   /** What the tool produced, for the model to read. */
   content: Content[];
@@ -218,7 +332,21 @@ export function audio(
   return { content: [{ type: "audio", data: toBase64(data), mimeType }] };
 }
 
-/** Optional fields of a resource link. */
+/**
+ * Optional fields of a resource link.
+ *
+ * @example Describe a linked file
+ * ```ts
+ * import { resourceLink, type ResourceLinkOptions } from "@forge/toolkit";
+ *
+ * const pdf: ResourceLinkOptions = {
+ *   title: "Q3 report",
+ *   description: "Revenue and costs for July to September",
+ *   mimeType: "application/pdf",
+ * };
+ * const result = resourceLink("file:///reports/q3.pdf", "q3.pdf", pdf);
+ * ```
+ */
 export interface ResourceLinkOptions {
   /** A human-readable title. */
   title?: string;
