@@ -9,16 +9,60 @@
  * @module
  */
 
-/** The JSON Schema dialect MCP tools use. */
+/**
+ * The JSON Schema dialect MCP tools use.
+ *
+ * @example Declare the dialect of a hand-written input schema
+ * ```ts
+ * import { createServer, JSON_SCHEMA_2020_12, text } from "@forge/toolkit";
+ *
+ * createServer({ name: "s", version: "1" }).tool({
+ *   name: "echo",
+ *   description: "Repeats the message",
+ *   input: {
+ *     $schema: JSON_SCHEMA_2020_12,
+ *     type: "object",
+ *     properties: { message: { type: "string" } },
+ *   },
+ *   handler: ({ message }) => text(String(message)),
+ * });
+ * ```
+ */
 export const JSON_SCHEMA_2020_12 =
   "https://json-schema.org/draft/2020-12/schema";
 
-/** A JSON Schema document, as plain data. */
+/**
+ * A JSON Schema document, as plain data.
+ *
+ * @example A raw input schema without zod
+ * ```ts
+ * import type { JsonSchema } from "@forge/toolkit";
+ *
+ * const input: JsonSchema = {
+ *   type: "object",
+ *   properties: { path: { type: "string" }, limit: { type: "integer", minimum: 1 } },
+ *   required: ["path"],
+ *   additionalProperties: false,
+ * };
+ * ```
+ */
 export type JsonSchema = { [key: string]: unknown };
 
 /**
  * One problem reported by a Standard Schema validator. Validators may add
  * fields (zod adds `code`, `expected`, …); they are read where present.
+ *
+ * @example Turn issues into one line each
+ * ```ts
+ * import type { SchemaIssue } from "@forge/toolkit";
+ *
+ * function describe(issue: SchemaIssue): string {
+ *   const path = (issue.path ?? []).map((k) => typeof k === "object" ? k.key : k);
+ *   return `${path.join(".") || "value"}: ${issue.message}`;
+ * }
+ * describe({ message: "expected string", path: ["user", "name"] });
+ * // "user.name: expected string"
+ * ```
  */
 export interface SchemaIssue {
   /** What is wrong, in the validator's words. */
@@ -27,7 +71,20 @@ export interface SchemaIssue {
   readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>;
 }
 
-/** The outcome of a Standard Schema validation. */
+/**
+ * The outcome of a Standard Schema validation.
+ *
+ * @example Validate a config value with a tool's schema
+ * ```ts
+ * import type { SchemaResult } from "@forge/toolkit";
+ * import { z } from "zod";
+ *
+ * const port = z.number().int();
+ * const result: SchemaResult<number> = await port["~standard"].validate(8080);
+ * if (result.issues) throw new TypeError(result.issues[0].message);
+ * console.log(result.value); // 8080
+ * ```
+ */
 export type SchemaResult<Output> =
   | { readonly value: Output; readonly issues?: undefined }
   | { readonly issues: ReadonlyArray<SchemaIssue> };
@@ -35,6 +92,19 @@ export type SchemaResult<Output> =
 /**
  * The structural part of the Standard Schema interface (which zod 4,
  * Valibot and ArkType implement) that the toolkit uses.
+ *
+ * @example Accept any validator in a helper of your own
+ * ```ts
+ * import type { StandardSchema } from "@forge/toolkit";
+ * import { z } from "zod";
+ *
+ * async function parse<T>(schema: StandardSchema<unknown, T>, value: unknown): Promise<T> {
+ *   const result = await schema["~standard"].validate(value);
+ *   if (result.issues) throw new TypeError(`Invalid value: ${result.issues[0].message}`);
+ *   return result.value;
+ * }
+ * const limit = await parse(z.number().int(), 10); // 10
+ * ```
  */
 export interface StandardSchema<Input = unknown, Output = Input> {
   /** The Standard Schema properties. */
@@ -61,10 +131,41 @@ export interface StandardSchema<Input = unknown, Output = Input> {
   };
 }
 
-/** What a tool's `input` or `output` may be. */
+/**
+ * What a tool's `input` or `output` may be.
+ *
+ * @example Register read-only tools through a helper of your own
+ * ```ts
+ * import { createServer, type Infer, text, type ToolHandler } from "@forge/toolkit";
+ * import type { ToolSchema, ToolServer } from "@forge/toolkit";
+ * import { z } from "zod";
+ *
+ * function readOnly<S extends ToolSchema>(
+ *   server: ToolServer, name: string, input: S, handler: ToolHandler<Infer<S>>,
+ * ): void {
+ *   const annotations = { readOnlyHint: true };
+ *   server.tool({ name, description: `Reads ${name}`, input, annotations, handler });
+ * }
+ * readOnly(createServer({ name: "s", version: "1" }), "size", z.object({ path: z.string() }),
+ *   async ({ path }) => text(`${(await Deno.stat(path)).size} bytes`));
+ * ```
+ */
 export type ToolSchema = StandardSchema | JsonSchema;
 
-/** The value a schema produces: its output type, or a plain record. */
+/**
+ * The value a schema produces: its output type, or a plain record.
+ *
+ * @example Type a handler written apart from its tool
+ * ```ts
+ * import { type Infer, text, type ToolHandler } from "@forge/toolkit";
+ * import { z } from "zod";
+ *
+ * const input = z.object({ name: z.string(), times: z.number().int().default(1) });
+ * type GreetArgs = Infer<typeof input>; // { name: string; times: number }
+ * const greet: ToolHandler<GreetArgs> = ({ name, times }) =>
+ *   text(`Hello, ${name}! `.repeat(times));
+ * ```
+ */
 export type Infer<S> = S extends StandardSchema<unknown, infer Output> ? Output
   : Record<string, unknown>;
 
@@ -85,7 +186,19 @@ export function isStandardSchema(value: unknown): value is StandardSchema {
     typeof (value as StandardSchema)["~standard"]?.validate === "function";
 }
 
-/** Options for {@linkcode toJsonSchema}. */
+/**
+ * Options for {@linkcode toJsonSchema}.
+ *
+ * @example Describe what a schema produces
+ * ```ts
+ * import { toJsonSchema, type ToJsonSchemaOptions } from "@forge/toolkit";
+ * import { z } from "zod";
+ *
+ * const output = z.object({ count: z.number().default(0) });
+ * const options: ToJsonSchemaOptions = { io: "output" };
+ * const schema = toJsonSchema(output, options); // `count` is required in the output
+ * ```
+ */
 export interface ToJsonSchemaOptions {
   /**
    * Describe what the schema accepts (`"input"`, for `inputSchema`) or what
