@@ -9,7 +9,22 @@ import type { Completer, RequestContext } from "./resources.ts";
 import { ProtocolError } from "./resources.ts";
 import type { Content } from "./result.ts";
 
-/** One argument of a prompt; MCP prompt arguments are strings. */
+/**
+ * One argument of a prompt; MCP prompt arguments are strings.
+ *
+ * @example A required argument whose values the client can complete
+ * ```ts
+ * import type { PromptArgument } from "@forge/toolkit";
+ *
+ * const LANGUAGES = ["go", "rust", "typescript"];
+ * const language: PromptArgument = {
+ *   name: "language",
+ *   description: "The language of the code under review",
+ *   required: true,
+ *   complete: (typed) => LANGUAGES.filter((l) => l.startsWith(typed)),
+ * };
+ * ```
+ */
 export interface PromptArgument {
   /** The argument's name. */
   name: string;
@@ -25,7 +40,20 @@ export interface PromptArgument {
   complete?: Completer;
 }
 
-/** One message of a rendered prompt. */
+/**
+ * One message of a rendered prompt.
+ *
+ * @example Seed a conversation with an example exchange
+ * ```ts
+ * import type { PromptMessage } from "@forge/toolkit";
+ *
+ * const messages: PromptMessage[] = [
+ *   { role: "user", content: { type: "text", text: "Summarise: The build failed on step 3." } },
+ *   { role: "assistant", content: { type: "text", text: "Step 3 of the build failed." } },
+ *   { role: "user", content: { type: "text", text: "Summarise: Lint reports 2 warnings." } },
+ * ];
+ * ```
+ */
 export interface PromptMessage {
   /** Who speaks. */
   role: "user" | "assistant";
@@ -33,7 +61,21 @@ export interface PromptMessage {
   content: Content;
 }
 
-/** What `prompts/get` answers. */
+/**
+ * What `prompts/get` answers.
+ *
+ * @example Render a prompt in a function of its own
+ * ```ts
+ * import type { PromptResult } from "@forge/toolkit";
+ *
+ * function commitMessage(diff: string): PromptResult {
+ *   return {
+ *     description: "Write a commit message for a diff",
+ *     messages: [{ role: "user", content: { type: "text", text: `Commit message for:\n${diff}` } }],
+ *   };
+ * }
+ * ```
+ */
 export interface PromptResult {
   /** A description of the rendered prompt. */
   description?: string;
@@ -43,7 +85,24 @@ export interface PromptResult {
   _meta?: Record<string, unknown>;
 }
 
-/** A prompt, as `server.prompt()` takes it. */
+/**
+ * A prompt, as `server.prompt()` takes it.
+ *
+ * @example Define a prompt apart from the server
+ * ```ts
+ * import { createServer, type PromptDefinition } from "@forge/toolkit";
+ *
+ * const explain: PromptDefinition = {
+ *   name: "explain",
+ *   description: "Explain a piece of code to a newcomer",
+ *   arguments: [{ name: "code", required: true }],
+ *   handler: ({ code }) => ({
+ *     messages: [{ role: "user", content: { type: "text", text: `Explain simply:\n${code}` } }],
+ *   }),
+ * };
+ * createServer({ name: "tutor", version: "1" }).prompt(explain);
+ * ```
+ */
 export interface PromptDefinition {
   /** The prompt's name, unique in the server. */
   name: string;
