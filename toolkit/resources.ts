@@ -48,7 +48,21 @@ export class ProtocolError extends Error {
  */
 export const RESOURCE_NOT_FOUND: number = -32002;
 
-/** What a resource or prompt callback knows about its request. */
+/**
+ * What a resource or prompt callback knows about its request.
+ *
+ * @example Stop reading a large file when the client cancels
+ * ```ts
+ * import { createServer, type RequestContext } from "@forge/toolkit";
+ *
+ * async function readLog(uri: URL, ctx: RequestContext) {
+ *   const text = await Deno.readTextFile("/var/log/app.log", { signal: ctx.signal });
+ *   return { uri: uri.href, mimeType: "text/plain", text };
+ * }
+ * const server = createServer({ name: "logs", version: "1" });
+ * server.resource({ uri: "logs://app", name: "app-log", read: readLog });
+ * ```
+ */
 export interface RequestContext {
   /** Aborted when the client cancels the request. */
   readonly signal: AbortSignal;
@@ -56,7 +70,22 @@ export interface RequestContext {
   readonly sessionId: string | undefined;
 }
 
-/** A resource as `resources/list` shows it. */
+/**
+ * A resource as `resources/list` shows it.
+ *
+ * @example List the concrete resources of a template
+ * ```ts
+ * import type { ListedResource } from "@forge/toolkit";
+ *
+ * async function listNotes(): Promise<ListedResource[]> {
+ *   const notes: ListedResource[] = [];
+ *   for await (const entry of Deno.readDir("./notes")) {
+ *     notes.push({ uri: `notes://${entry.name}`, name: entry.name, mimeType: "text/markdown" });
+ *   }
+ *   return notes;
+ * }
+ * ```
+ */
 export interface ListedResource {
   /** The resource's URI. */
   uri: string;
@@ -76,22 +105,81 @@ export interface ListedResource {
   _meta?: Record<string, unknown>;
 }
 
-/** What reading a resource returns: one or more contents. */
+/**
+ * What reading a resource returns: one or more contents.
+ *
+ * @example Answer one read with several contents
+ * ```ts
+ * import type { ReadResult } from "@forge/toolkit";
+ *
+ * function readBundle(uri: URL): ReadResult {
+ *   return [
+ *     { uri: `${uri.href}/manifest.json`, mimeType: "application/json", text: '{"files":1}' },
+ *     { uri: `${uri.href}/logo.png`, mimeType: "image/png", blob: "iVBORw0KGgo=" },
+ *   ];
+ * }
+ * ```
+ */
 export type ReadResult = ResourceContents | ResourceContents[];
 
-/** A fixed resource, as `server.resource()` takes it. */
+/**
+ * A fixed resource, as `server.resource()` takes it.
+ *
+ * @example Expose the server's settings as a resource
+ * ```ts
+ * import { createServer, type ResourceDefinition } from "@forge/toolkit";
+ *
+ * const settings: ResourceDefinition = {
+ *   uri: "config://settings",
+ *   name: "settings",
+ *   description: "The settings the server runs with",
+ *   mimeType: "application/json",
+ *   read: (uri) => ({ uri: uri.href, text: JSON.stringify({ maxResults: 20 }) }),
+ * };
+ * createServer({ name: "search", version: "1" }).resource(settings);
+ * ```
+ */
 export interface ResourceDefinition extends ListedResource {
   /** Reads the resource. */
   read: (uri: URL, ctx: RequestContext) => ReadResult | Promise<ReadResult>;
 }
 
-/** Completes one template variable or prompt argument from what was typed so far. */
+/**
+ * Completes one template variable or prompt argument from what was typed so far.
+ *
+ * @example Complete a branch name within the repository already chosen
+ * ```ts
+ * import type { Completer } from "@forge/toolkit";
+ *
+ * const BRANCHES: Record<string, string[]> = { api: ["main", "next"], web: ["main", "redesign"] };
+ * const branch: Completer = (typed, { arguments: chosen }) =>
+ *   (BRANCHES[chosen.repo] ?? []).filter((name) => name.startsWith(typed));
+ * branch("n", { arguments: { repo: "api" } }); // ["next"]
+ * ```
+ */
 export type Completer = (
   value: string,
   context: { arguments: Record<string, string> },
 ) => string[] | Promise<string[]>;
 
-/** A family of resources named by an RFC 6570 URI template. */
+/**
+ * A family of resources named by an RFC 6570 URI template.
+ *
+ * @example One resource per user, listed and completed
+ * ```ts
+ * import { createServer, type ResourceTemplateDefinition } from "@forge/toolkit";
+ *
+ * const USERS = ["ada", "grace"];
+ * const profile: ResourceTemplateDefinition = {
+ *   uriTemplate: "users://{id}/profile",
+ *   name: "profile",
+ *   list: () => USERS.map((id) => ({ uri: `users://${id}/profile`, name: `${id}-profile` })),
+ *   complete: { id: (typed) => USERS.filter((id) => id.startsWith(typed)) },
+ *   read: (uri, { id }) => ({ uri: uri.href, text: JSON.stringify({ id }) }),
+ * };
+ * createServer({ name: "users", version: "1" }).resourceTemplate(profile);
+ * ```
+ */
 export interface ResourceTemplateDefinition {
   /** The template, such as `file:///notes/{name}`. */
   uriTemplate: string;
