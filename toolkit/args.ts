@@ -16,7 +16,23 @@ import { ToolError } from "./result.ts";
 import { jsonType } from "./_json_type.ts";
 import type { JsonSchema, SchemaIssue, StandardSchema } from "./schema.ts";
 
-/** One problem with a tool's arguments. */
+/**
+ * One problem with a tool's arguments.
+ *
+ * @example Collect every problem before answering
+ * ```ts
+ * import { ArgumentError, type ArgumentProblem, type RawArguments } from "@forge/toolkit";
+ *
+ * function checkRange(args: RawArguments): void {
+ *   const problems: ArgumentProblem[] = [];
+ *   for (const name of ["from", "to"]) {
+ *     const message = `expected number, got ${typeof args[name]}`;
+ *     if (typeof args[name] !== "number") problems.push({ path: name, message });
+ *   }
+ *   if (problems.length > 0) throw new ArgumentError(problems, { tool: "range" });
+ * }
+ * ```
+ */
 export interface ArgumentProblem {
   /** Where: `name`, `items[2].id`, or `arguments` for the whole object. */
   path: string;
@@ -24,7 +40,22 @@ export interface ArgumentProblem {
   message: string;
 }
 
-/** The outcome of {@linkcode decodeArguments}. */
+/**
+ * The outcome of {@linkcode decodeArguments}.
+ *
+ * @example Answer a domain error or go on with the typed value
+ * ```ts
+ * import { decodeArguments, type DecodeResult, formatProblems } from "@forge/toolkit";
+ * import { error, text } from "@forge/toolkit";
+ *
+ * const input = { type: "object", properties: { id: { type: "integer" } }, required: ["id"] };
+ * const decoded: DecodeResult<{ id: number }> = await decodeArguments({ id: "7" }, input);
+ * const answer = decoded.ok
+ *   ? text(`Item ${decoded.value.id}`)
+ *   : error(formatProblems(decoded.problems));
+ * // answer: isError, text "Invalid arguments:\nid: expected integer, got string"
+ * ```
+ */
 export type DecodeResult<T> =
   | { ok: true; value: T }
   | { ok: false; problems: ArgumentProblem[] };
@@ -61,7 +92,18 @@ export class ArgumentError extends ToolError {
   }
 }
 
-/** Options for {@linkcode ArgumentError} and {@linkcode formatProblems}. */
+/**
+ * Options for {@linkcode ArgumentError} and {@linkcode formatProblems}.
+ *
+ * @example Name the tool in the heading
+ * ```ts
+ * import { type ArgumentErrorOptions, formatProblems } from "@forge/toolkit";
+ *
+ * const options: ArgumentErrorOptions = { tool: "search" };
+ * formatProblems([{ path: "query", message: "required" }], options);
+ * // 'Invalid arguments for tool "search":\nquery: required'
+ * ```
+ */
 export interface ArgumentErrorOptions {
   /**
    * The tool whose arguments were wrong, named in the heading.
@@ -151,7 +193,20 @@ export async function decodeArguments<T = Record<string, unknown>>(
   return { ok: true, value: (result as { value: T }).value };
 }
 
-/** Options for {@linkcode decodeArguments}. */
+/**
+ * Options for {@linkcode decodeArguments}.
+ *
+ * @example Decode with a zod schema for a typed value
+ * ```ts
+ * import { decodeArguments, type DecodeOptions, toJsonSchema } from "@forge/toolkit";
+ * import { z } from "zod";
+ *
+ * const input = z.object({ limit: z.number().int().default(10) });
+ * const options: DecodeOptions<z.infer<typeof input>> = { schema: input };
+ * const decoded = await decodeArguments({}, toJsonSchema(input), options);
+ * if (decoded.ok) console.log(decoded.value.limit); // 10
+ * ```
+ */
 export interface DecodeOptions<T> {
   /**
    * The validator that produces the handler's typed value; without one the
@@ -658,10 +713,34 @@ function deepEqual(a: unknown, b: unknown): boolean {
     );
 }
 
-/** Raw arguments as a handler without a schema receives them. */
+/**
+ * Raw arguments as a handler without a schema receives them.
+ *
+ * @example Read arguments with the accessors
+ * ```ts
+ * import { optionalInt, type RawArguments, requireString, text } from "@forge/toolkit";
+ *
+ * function search(args: RawArguments) {
+ *   const query = requireString(args, "query");
+ *   const limit = optionalInt(args, "limit", { min: 1, max: 100 }) ?? 10;
+ *   return text(`Top ${limit} results for ${query}`);
+ * }
+ * ```
+ */
 export type RawArguments = Readonly<Record<string, unknown>>;
 
-/** Options for the numeric accessors. */
+/**
+ * Options for the numeric accessors.
+ *
+ * @example Keep a page size within bounds
+ * ```ts
+ * import { type NumberOptions, requireInt } from "@forge/toolkit";
+ *
+ * const PAGE_SIZE: NumberOptions = { min: 1, max: 500 };
+ * const size = requireInt({ size: 50 }, "size", PAGE_SIZE); // 50
+ * // requireInt({ size: 0 }, "size", PAGE_SIZE) throws an ArgumentError
+ * ```
+ */
 export interface NumberOptions {
   /**
    * The smallest value accepted.
