@@ -17,35 +17,175 @@ import type { CallToolResult } from "./result.ts";
 import type { Infer, ToolSchema } from "./schema.ts";
 import type { ToolContext, ToolDefinition, ToolServer } from "./server.ts";
 
-/** Request flag in a call's `_meta`: this call is a probe. */
+/**
+ * Request flag in a call's `_meta`: this call is a probe.
+ *
+ * @example What a host sends to ask before it approves
+ * ```ts
+ * import { type JsonRpcMessage, META_PERMISSION_PATTERNS } from "@forge/toolkit";
+ *
+ * const probe: JsonRpcMessage = {
+ *   jsonrpc: "2.0",
+ *   id: 1,
+ *   method: "tools/call",
+ *   params: {
+ *     name: "write_file",
+ *     arguments: { path: "a.txt", content: "hi" },
+ *     _meta: { [META_PERMISSION_PATTERNS]: true },
+ *   },
+ * };
+ * ```
+ */
 export const META_PERMISSION_PATTERNS = "forge.permission_patterns";
-/** Result `_meta` key: the patterns that depend on the arguments. */
+/**
+ * Result `_meta` key: the patterns that depend on the arguments.
+ *
+ * @example Probe a tool from a test
+ * ```ts
+ * import { createServer, META_PATTERNS, META_PERMISSION_PATTERNS } from "@forge/toolkit";
+ * import { registerPatternTool, text } from "@forge/toolkit";
+ * import { connect } from "@forge/toolkit/testing";
+ * import { z } from "zod";
+ *
+ * const server = createServer({ name: "files", version: "1" });
+ * registerPatternTool(server, {
+ *   name: "rm",
+ *   description: "Deletes a file",
+ *   input: z.object({ path: z.string() }),
+ *   patterns: ({ path }) => [`delete:${path}`],
+ *   handler: () => text("deleted"),
+ * });
+ * await using client = await connect(server);
+ * const _meta = { [META_PERMISSION_PATTERNS]: true };
+ * const params = { name: "rm", arguments: { path: "a.txt" }, _meta };
+ * const answer = await client.request("tools/call", params);
+ * (answer._meta as Record<string, unknown>)[META_PATTERNS]; // ["delete:a.txt"]
+ * ```
+ */
 export const META_PATTERNS = "forge.patterns";
-/** Result `_meta` key: the patterns that hold for every call of the tool. */
+/**
+ * Result `_meta` key: the patterns that hold for every call of the tool.
+ *
+ * @example Gather every pattern a probed call needs, on the host
+ * ```ts
+ * import { type CallToolResult, META_ALWAYS, META_PATTERNS } from "@forge/toolkit";
+ *
+ * function needed(answer: CallToolResult): string[] {
+ *   const meta = answer._meta ?? {};
+ *   return [...(meta[META_ALWAYS] as string[]), ...(meta[META_PATTERNS] as string[])];
+ * }
+ * needed({
+ *   content: [],
+ *   _meta: { [META_PATTERNS]: ["write:a.txt"], [META_ALWAYS]: ["net:https://api.example.com"] },
+ * }); // ["net:https://api.example.com", "write:a.txt"]
+ * ```
+ */
 export const META_ALWAYS = "forge.always";
-/** Tool `_meta` key in `tools/list`: the tool answers probes. */
+/**
+ * Tool `_meta` key in `tools/list`: the tool answers probes.
+ *
+ * @example Find the tools a host can probe
+ * ```ts
+ * import { createServer, META_SUPPORTS_PERMISSION_PATTERNS } from "@forge/toolkit";
+ * import { registerPatternTool, text } from "@forge/toolkit";
+ * import { z } from "zod";
+ *
+ * const server = createServer({ name: "files", version: "1" });
+ * server.tool({ name: "ls", description: "Lists files", handler: () => text("a.txt") });
+ * registerPatternTool(server, {
+ *   name: "rm",
+ *   description: "Deletes a file",
+ *   input: z.object({ path: z.string() }),
+ *   patterns: ({ path }) => [`delete:${path}`],
+ *   handler: () => text("deleted"),
+ * });
+ * server.listTools().filter((tool) => tool._meta?.[META_SUPPORTS_PERMISSION_PATTERNS]);
+ * // → [the "rm" tool]
+ * ```
+ */
 export const META_SUPPORTS_PERMISSION_PATTERNS =
   "forge.supports_permission_patterns";
 
 /**
  * Anything that names the patterns of one access, such as the result of a
  * canonicalising builder: it carries the resolved target for the handler too.
+ *
+ * @example An access of your own that hands the handler its checked target
+ * ```ts
+ * import { type Access, createServer, registerPatternTool, text } from "@forge/toolkit";
+ * import { z } from "zod";
+ *
+ * function tableAccess(table: string): Access & { table: string } {
+ *   return { table, patterns: [`x-sql:${table}`] };
+ * }
+ * registerPatternTool(createServer({ name: "db", version: "1" }), {
+ *   name: "truncate",
+ *   description: "Empties a table",
+ *   input: z.object({ table: z.string() }),
+ *   patterns: ({ table }) => [tableAccess(table.toLowerCase())],
+ *   handler: (_args, ctx) => text(`truncated ${ctx.access[0].table}`),
+ * });
+ * ```
  */
 export interface Access {
   /** The canonical patterns this access needs, in `verb:target` form. */
   readonly patterns: readonly string[];
 }
 
-/** What a tool's `patterns` function returns: pattern strings or accesses. */
+/**
+ * What a tool's `patterns` function returns: pattern strings or accesses.
+ *
+ * @example Mix a computed access with a fixed pattern
+ * ```ts
+ * import { type AccessList, fileAccess, patternsOf } from "@forge/toolkit";
+ *
+ * const site = fileAccess("/srv/site");
+ * async function publishPatterns(page: string): Promise<AccessList> {
+ *   return [await site.read(`drafts/${page}`), "net:https://cdn.example.com"];
+ * }
+ * // patternsOf(await publishPatterns("a.md"))
+ * // → ["read:drafts/a.md", "net:https://cdn.example.com"]
+ * ```
+ */
 export type AccessList = readonly (string | Access)[];
 
-/** The context of a pattern tool's handler: what the probe computed, too. */
+/**
+ * The context of a pattern tool's handler: what the probe computed, too.
+ *
+ * @example A handler written apart from its tool
+ * ```ts
+ * import { type FileTarget, type PatternToolContext, text } from "@forge/toolkit";
+ *
+ * async function append(args: { line: string }, ctx: PatternToolContext<FileTarget[]>) {
+ *   const [target] = ctx.access; // resolved once, for the probe and for this call
+ *   await Deno.writeTextFile(target.path, `${args.line}\n`, { append: true, signal: ctx.signal });
+ *   return text(`appended to ${target.target}`);
+ * }
+ * ```
+ */
 export type PatternToolContext<P extends AccessList> = ToolContext & {
   /** Exactly what `patterns` returned for this call, computed once. */
   readonly access: P;
 };
 
-/** The probe half of a pattern tool. */
+/**
+ * The probe half of a pattern tool.
+ *
+ * @example A fetch tool that also always writes its cache
+ * ```ts
+ * import { netAccess, text, wrapProbe } from "@forge/toolkit";
+ * import type { NetTarget, ProbeDefinition } from "@forge/toolkit";
+ *
+ * const probe: ProbeDefinition<{ url: string }, NetTarget[]> = {
+ *   patterns: ({ url }) => [netAccess(url, { schemes: ["https"] })],
+ *   always: ["write:.cache"],
+ * };
+ * const handler = wrapProbe(probe, async (_args, { access: [target], signal }) => {
+ *   const response = await fetch(target.url, { signal });
+ *   return text(await response.text());
+ * });
+ * ```
+ */
 export interface ProbeDefinition<A, P extends AccessList> {
   /**
    * The patterns a call needs, from its decoded arguments. Throw a
@@ -61,7 +201,29 @@ export interface ProbeDefinition<A, P extends AccessList> {
   always?: readonly string[];
 }
 
-/** A tool with side effects that supports the probe. */
+/**
+ * A tool with side effects that supports the probe.
+ *
+ * @example Define a pattern tool apart, then register it
+ * ```ts
+ * import { createServer, execAccess, registerPatternTool, text } from "@forge/toolkit";
+ * import type { ExecTarget, PatternToolDefinition } from "@forge/toolkit";
+ * import { z } from "zod";
+ *
+ * const input = z.object({ ref: z.string() });
+ * const checkout: PatternToolDefinition<typeof input, ExecTarget[]> = {
+ *   name: "git_checkout",
+ *   description: "Switches the working tree to a branch",
+ *   input,
+ *   patterns: ({ ref }) => [execAccess(["git", "checkout", ref])],
+ *   handler: async (_args, { access: [run] }) => {
+ *     const { code } = await new Deno.Command(run.program, { args: run.args }).output();
+ *     return text(`git checkout exited with ${code}`);
+ *   },
+ * };
+ * registerPatternTool(createServer({ name: "git", version: "1" }), checkout);
+ * ```
+ */
 export interface PatternToolDefinition<
   S extends ToolSchema | undefined,
   P extends AccessList,
