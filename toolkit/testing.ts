@@ -29,7 +29,19 @@ import type { CallToolResult } from "./result.ts";
 import type { ListedTool, ToolServer } from "./server.ts";
 import type { JsonRpcId, JsonRpcMessage, McpTransport } from "./transport.ts";
 
-/** The protocol version the test client asks for. */
+/**
+ * The protocol version the test client asks for.
+ *
+ * @example Check the version the server agreed to
+ * ```ts
+ * import { createServer } from "@forge/toolkit";
+ * import { connect, TEST_PROTOCOL_VERSION } from "@forge/toolkit/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using client = await connect(createServer({ name: "s", version: "1" }));
+ * assert.equal(client.initializeResult.protocolVersion, TEST_PROTOCOL_VERSION);
+ * ```
+ */
 export const TEST_PROTOCOL_VERSION = "2025-11-25";
 
 /**
@@ -69,7 +81,27 @@ export class RpcError extends Error {
   }
 }
 
-/** A notification the server sent, such as progress or a log message. */
+/**
+ * A notification the server sent, such as progress or a log message.
+ *
+ * @example Assert that a tool logged a warning
+ * ```ts
+ * import { createServer, text } from "@forge/toolkit";
+ * import { connect, type ReceivedNotification } from "@forge/toolkit/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const server = createServer({ name: "s", version: "1" });
+ * server.tool({ name: "sync", description: "Syncs", handler: (_args, ctx) => {
+ *   ctx.log.warning("2 files skipped");
+ *   return text("synced");
+ * } });
+ * await using client = await connect(server);
+ * await client.call("sync");
+ * const logs: ReceivedNotification[] = client.notifications
+ *   .filter((n) => n.method === "notifications/message");
+ * assert.equal(logs[0].params?.level, "warning");
+ * ```
+ */
 export interface ReceivedNotification {
   /** The notification's method, such as `notifications/progress`. */
   method: string;
@@ -77,7 +109,27 @@ export interface ReceivedNotification {
   params?: Record<string, unknown>;
 }
 
-/** Options for one call. */
+/**
+ * Options for one call.
+ *
+ * @example Ask for progress and give up after a second
+ * ```ts
+ * import { createServer, text } from "@forge/toolkit";
+ * import { type CallOptions, connect } from "@forge/toolkit/testing";
+ *
+ * const server = createServer({ name: "s", version: "1" });
+ * server.tool({ name: "index", description: "Indexes", handler: async (_args, ctx) => {
+ *   await ctx.progress(1, 1, "indexed");
+ *   return text("done");
+ * } });
+ * await using client = await connect(server);
+ * const options: CallOptions = {
+ *   meta: { progressToken: "t1" },
+ *   signal: AbortSignal.timeout(1000),
+ * };
+ * await client.call("index", {}, options); // client.notifications holds the progress
+ * ```
+ */
 export interface CallOptions {
   /**
    * Extra `_meta` for the request, such as a `progressToken`.
@@ -93,7 +145,25 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-/** What a probe answered. */
+/**
+ * What a probe answered.
+ *
+ * @example Assert what a tool asks to be approved
+ * ```ts
+ * import { createServer, registerPatternTool, text } from "@forge/toolkit";
+ * import { connect, type ProbeAnswer } from "@forge/toolkit/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const server = createServer({ name: "files", version: "1" });
+ * registerPatternTool(server, {
+ *   name: "clean", description: "Deletes the build output", always: ["delete:dist"],
+ *   patterns: () => [], handler: () => text("cleaned"),
+ * });
+ * await using client = await connect(server);
+ * const answer: ProbeAnswer = await client.probe("clean");
+ * assert.deepEqual(answer, { patterns: [], always: ["delete:dist"] });
+ * ```
+ */
 export interface ProbeAnswer {
   /** The patterns that depend on the arguments. */
   patterns: string[];
@@ -101,7 +171,31 @@ export interface ProbeAnswer {
   always: string[];
 }
 
-/** Options for {@linkcode connect}. */
+/**
+ * Options for {@linkcode connect}.
+ *
+ * @example Answer a tool's sampling request in a test
+ * ```ts
+ * import { createServer, text } from "@forge/toolkit";
+ * import { connect, type ConnectOptions } from "@forge/toolkit/testing";
+ *
+ * const server = createServer({ name: "s", version: "1" });
+ * server.tool({ name: "title", description: "Suggests a title", handler: async (_args, ctx) => {
+ *   const ask = { role: "user" as const, content: { type: "text", text: "A title for my notes" } };
+ *   const answer = await ctx.sample({ messages: [ask], maxTokens: 20 });
+ *   return text(String(answer.content.text));
+ * } });
+ * const options: ConnectOptions = {
+ *   capabilities: { sampling: {} },
+ *   onRequest: (method) =>
+ *     method === "sampling/createMessage"
+ *       ? { role: "assistant", model: "fake", content: { type: "text", text: "Hi" } }
+ *       : {},
+ * };
+ * await using client = await connect(server, options);
+ * await client.call("title"); // { content: [{ type: "text", text: "Hi" }] }
+ * ```
+ */
 export interface ConnectOptions {
   /**
    * Capabilities the client declares at initialisation.
@@ -121,7 +215,26 @@ export interface ConnectOptions {
   ) => unknown;
 }
 
-/** An in-memory client connected to one server. */
+/**
+ * An in-memory client connected to one server.
+ *
+ * @example Share one client between test steps
+ * ```ts
+ * import { createServer, text } from "@forge/toolkit";
+ * import { connect, type TestClient } from "@forge/toolkit/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const server = createServer({ name: "s", version: "1" });
+ * server.tool({ name: "ping", description: "Answers pong", handler: () => text("pong") });
+ * const client: TestClient = await connect(server);
+ * try {
+ *   assert.equal((await client.listTools()).length, 1);
+ *   assert.deepEqual(await client.call("ping"), { content: [{ type: "text", text: "pong" }] });
+ * } finally {
+ *   await client.close();
+ * }
+ * ```
+ */
 export interface TestClient extends AsyncDisposable {
   /** What the server said at initialisation. */
   readonly initializeResult: Record<string, unknown>;
