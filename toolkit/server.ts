@@ -40,7 +40,22 @@ import { StdioTransport, type StdioTransportOptions } from "./stdio.ts";
 import { type RequestExtra, type RequestHandler, Session } from "./session.ts";
 import { jsonType } from "./_json_type.ts";
 
-/** JSON-RPC error codes the toolkit answers with. */
+/**
+ * JSON-RPC error codes the toolkit answers with.
+ *
+ * @example Assert that an unknown tool is a protocol error
+ * ```ts
+ * import { createServer, RPC_ERROR } from "@forge/toolkit";
+ * import { connect, RpcError } from "@forge/toolkit/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using client = await connect(createServer({ name: "s", version: "1" }));
+ * await assert.rejects(
+ *   client.call("missing"),
+ *   (e) => e instanceof RpcError && e.code === RPC_ERROR.INVALID_PARAMS,
+ * );
+ * ```
+ */
 export const RPC_ERROR = {
   PARSE_ERROR: -32700,
   INVALID_REQUEST: -32600,
@@ -52,7 +67,18 @@ export const RPC_ERROR = {
 
 const TOOL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 
-/** The server's name and version, sent to the client at initialisation. */
+/**
+ * The server's name and version, sent to the client at initialisation.
+ *
+ * @example Name the server once
+ * ```ts
+ * import { createServer, type ServerInfo } from "@forge/toolkit";
+ *
+ * const INFO: ServerInfo = { name: "notes", version: "1.4.0", title: "Team notes" };
+ * const server = createServer(INFO);
+ * server.info.title; // "Team notes"
+ * ```
+ */
 export interface ServerInfo {
   /** A programmatic name, such as `hello`. */
   name: string;
@@ -62,7 +88,21 @@ export interface ServerInfo {
   title?: string;
 }
 
-/** Options for {@linkcode createServer}. */
+/**
+ * Options for {@linkcode createServer}.
+ *
+ * @example Limit every call's run time
+ * ```ts
+ * import { createServer, type ServerOptions } from "@forge/toolkit";
+ *
+ * const options: ServerOptions = {
+ *   instructions: "Search before you create a note; notes are Markdown.",
+ *   timeoutMs: 30_000, // no call runs longer than 30 s
+ *   graceMs: 2_000, // on shutdown, calls in flight get 2 s to finish
+ * };
+ * const server = createServer({ name: "notes", version: "1" }, options);
+ * ```
+ */
 export interface ServerOptions {
   /**
    * Instructions for the model on how to use the server's tools.
@@ -85,7 +125,22 @@ export interface ServerOptions {
   timeoutMs?: number;
 }
 
-/** Hints about a tool's behaviour, shown to the client in `tools/list`. */
+/**
+ * Hints about a tool's behaviour, shown to the client in `tools/list`.
+ *
+ * @example Mark tools read-only or destructive
+ * ```ts
+ * import { createServer, text, type ToolAnnotations } from "@forge/toolkit";
+ *
+ * const READ_ONLY: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
+ * const DESTRUCTIVE: ToolAnnotations = { destructiveHint: true, idempotentHint: true };
+ * const count = () => text("12");
+ * const wipe = () => text("deleted 12 notes");
+ * const server = createServer({ name: "notes", version: "1" });
+ * server.tool({ name: "count", description: "Counts notes", annotations: READ_ONLY, handler: count })
+ *   .tool({ name: "wipe", description: "Deletes notes", annotations: DESTRUCTIVE, handler: wipe });
+ * ```
+ */
 export interface ToolAnnotations {
   /** A human-readable title. */
   title?: string;
@@ -99,7 +154,19 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
-/** Log severities, as MCP's `notifications/message` names them. */
+/**
+ * Log severities, as MCP's `notifications/message` names them.
+ *
+ * @example Pick a level from an upstream status
+ * ```ts
+ * import type { LogLevel, ToolContext } from "@forge/toolkit";
+ *
+ * function logStatus(ctx: ToolContext, status: number): void {
+ *   const level: LogLevel = status >= 500 ? "error" : status >= 400 ? "warning" : "debug";
+ *   ctx.log.log(level, `upstream answered ${status}`);
+ * }
+ * ```
+ */
 export type LogLevel =
   | "debug"
   | "info"
@@ -110,7 +177,25 @@ export type LogLevel =
   | "alert"
   | "emergency";
 
-/** Logging from inside a tool call: to stderr and, as MCP log notifications, to the client. */
+/**
+ * Logging from inside a tool call: to stderr and, as MCP log notifications, to the client.
+ *
+ * @example Hand the call's logger to a helper
+ * ```ts
+ * import type { ToolLogger } from "@forge/toolkit";
+ *
+ * async function fetchWithRetry(url: string, log: ToolLogger): Promise<Response> {
+ *   for (let attempt = 1;; attempt++) {
+ *     try {
+ *       return await fetch(url);
+ *     } catch (cause) {
+ *       if (attempt === 3) throw cause;
+ *       log.warning(`Retrying ${url}`, { attempt, cause: String(cause) });
+ *     }
+ *   }
+ * }
+ * ```
+ */
 export interface ToolLogger {
   /** Logs at `debug`. */
   debug(message: string, data?: unknown): void;
@@ -124,7 +209,23 @@ export interface ToolLogger {
   log(level: LogLevel, message: string, data?: unknown): void;
 }
 
-/** What a handler knows about its call. */
+/**
+ * What a handler knows about its call.
+ *
+ * @example Report progress and stop when cancelled
+ * ```ts
+ * import { text, type ToolContext } from "@forge/toolkit";
+ *
+ * async function reindex(files: string[], ctx: ToolContext) {
+ *   for (const [i, file] of files.entries()) {
+ *     ctx.signal.throwIfAborted(); // the client cancelled or the call timed out
+ *     ctx.log.debug(`indexing ${file}`);
+ *     await ctx.progress(i + 1, files.length);
+ *   }
+ *   return text(`indexed ${files.length} files`);
+ * }
+ * ```
+ */
 export interface ToolContext {
   /** Aborted when the client cancels, the call times out or the server shuts down. */
   readonly signal: AbortSignal;
@@ -155,7 +256,21 @@ export interface ToolContext {
   elicit(params: ElicitationParams): Promise<ElicitationResult>;
 }
 
-/** A message in a sampling request or result. */
+/**
+ * A message in a sampling request or result.
+ *
+ * @example Give the model context, then the question
+ * ```ts
+ * import type { SamplingMessage } from "@forge/toolkit";
+ *
+ * function ask(question: string, document: string): SamplingMessage[] {
+ *   return [
+ *     { role: "user", content: { type: "text", text: `Document:\n${document}` } },
+ *     { role: "user", content: { type: "text", text: question } },
+ *   ];
+ * }
+ * ```
+ */
 export interface SamplingMessage {
   /** Who speaks. */
   role: "user" | "assistant";
@@ -163,7 +278,25 @@ export interface SamplingMessage {
   content: { type: string; [field: string]: unknown };
 }
 
-/** The parameters of `sampling/createMessage`. */
+/**
+ * The parameters of `sampling/createMessage`.
+ *
+ * @example Summarise with the client's model
+ * ```ts
+ * import type { SamplingParams, ToolContext } from "@forge/toolkit";
+ *
+ * async function summarise(body: string, ctx: ToolContext): Promise<string> {
+ *   const params: SamplingParams = {
+ *     messages: [{ role: "user", content: { type: "text", text: body } }],
+ *     systemPrompt: "Summarise in one sentence.",
+ *     maxTokens: 100,
+ *     temperature: 0.2,
+ *   };
+ *   const answer = await ctx.sample(params);
+ *   return answer.content.type === "text" ? String(answer.content.text) : "";
+ * }
+ * ```
+ */
 export interface SamplingParams {
   /** The conversation so far. */
   messages: SamplingMessage[];
@@ -175,7 +308,21 @@ export interface SamplingParams {
   [field: string]: unknown;
 }
 
-/** What the client's model answered. */
+/**
+ * What the client's model answered.
+ *
+ * @example Turn the model's answer into a tool result
+ * ```ts
+ * import { error, type SamplingResult, text } from "@forge/toolkit";
+ *
+ * function toResult(answer: SamplingResult) {
+ *   if (answer.stopReason === "maxTokens") {
+ *     return error("The summary was cut off: ask for a shorter one");
+ *   }
+ *   return text(`${answer.content.text} (written by ${answer.model})`);
+ * }
+ * ```
+ */
 export interface SamplingResult {
   /** Who spoke (the model: `assistant`). */
   role: "user" | "assistant";
@@ -189,7 +336,27 @@ export interface SamplingResult {
   [field: string]: unknown;
 }
 
-/** The parameters of `elicitation/create` (form mode). */
+/**
+ * The parameters of `elicitation/create` (form mode).
+ *
+ * @example Ask the user to confirm a deletion
+ * ```ts
+ * import type { ElicitationParams, ToolContext } from "@forge/toolkit";
+ *
+ * async function confirm(ctx: ToolContext, what: string): Promise<boolean> {
+ *   const params: ElicitationParams = {
+ *     message: `Delete ${what}?`,
+ *     requestedSchema: {
+ *       type: "object",
+ *       properties: { sure: { type: "boolean", title: "Yes, delete it" } },
+ *       required: ["sure"],
+ *     },
+ *   };
+ *   const answer = await ctx.elicit(params);
+ *   return answer.action === "accept" && answer.content?.sure === true;
+ * }
+ * ```
+ */
 export interface ElicitationParams {
   /** What to ask the user. */
   message: string;
@@ -199,7 +366,21 @@ export interface ElicitationParams {
   [field: string]: unknown;
 }
 
-/** What the user answered. */
+/**
+ * What the user answered.
+ *
+ * @example Tell the model what the user decided
+ * ```ts
+ * import { type ElicitationResult, error, text } from "@forge/toolkit";
+ *
+ * function booking(answer: ElicitationResult) {
+ *   if (answer.action !== "accept") {
+ *     return error(`Nothing was booked: the user chose to ${answer.action}`);
+ *   }
+ *   return text(`Booked for ${answer.content?.date}`);
+ * }
+ * ```
+ */
 export interface ElicitationResult {
   /** Whether the user accepted, declined or dismissed the request. */
   action: "accept" | "decline" | "cancel";
@@ -209,13 +390,45 @@ export interface ElicitationResult {
   [field: string]: unknown;
 }
 
-/** A tool handler: decoded arguments in, a result out. */
+/**
+ * A tool handler: decoded arguments in, a result out.
+ *
+ * @example Write a handler apart from its registration
+ * ```ts
+ * import { createServer, text, type ToolHandler } from "@forge/toolkit";
+ * import { z } from "zod";
+ *
+ * const input = z.object({ a: z.number(), b: z.number() });
+ * const add: ToolHandler<z.infer<typeof input>> = ({ a, b }) => text(String(a + b));
+ * createServer({ name: "calc", version: "1" })
+ *   .tool({ name: "add", description: "Adds two numbers", input, handler: add });
+ * ```
+ */
 export type ToolHandler<A> = (
   args: A,
   ctx: ToolContext,
 ) => CallToolResult | Promise<CallToolResult>;
 
-/** A tool as {@linkcode ToolServer.tool} takes it. */
+/**
+ * A tool as {@linkcode ToolServer.tool} takes it.
+ *
+ * @example Define a tool apart from the server
+ * ```ts
+ * import { createServer, text, type ToolDefinition } from "@forge/toolkit";
+ * import { z } from "zod";
+ *
+ * const input = z.object({ city: z.string().describe("City name, such as Lisbon") });
+ * const weather: ToolDefinition<typeof input> = {
+ *   name: "weather",
+ *   description: "Current weather for a city",
+ *   input,
+ *   annotations: { readOnlyHint: true, openWorldHint: true },
+ *   timeoutMs: 10_000,
+ *   handler: ({ city }) => text(`Sunny in ${city}`),
+ * };
+ * createServer({ name: "weather", version: "1" }).tool(weather);
+ * ```
+ */
 export interface ToolDefinition<
   S extends ToolSchema | undefined = ToolSchema | undefined,
 > {
@@ -239,7 +452,22 @@ export interface ToolDefinition<
   handler: ToolHandler<Infer<S>>;
 }
 
-/** A tool as `tools/list` shows it. */
+/**
+ * A tool as `tools/list` shows it.
+ *
+ * @example Check the schema a client will see
+ * ```ts
+ * import { createServer, type ListedTool, text } from "@forge/toolkit";
+ * import { z } from "zod";
+ * import assert from "node:assert/strict";
+ *
+ * const server = createServer({ name: "s", version: "1" });
+ * const input = z.object({ name: z.string() });
+ * server.tool({ name: "greet", description: "Greets", input, handler: (a) => text(a.name) });
+ * const [greet]: ListedTool[] = server.listTools();
+ * assert.deepEqual(greet.inputSchema.required, ["name"]);
+ * ```
+ */
 export interface ListedTool {
   /** The tool's name. */
   name: string;
@@ -270,7 +498,20 @@ interface InFlight {
   done: Promise<unknown>;
 }
 
-/** Options for {@linkcode ToolServer.serve}. */
+/**
+ * Options for {@linkcode ToolServer.serve}.
+ *
+ * @example Serve HTTP when asked to, else stdio
+ * ```ts ignore
+ * import { createServer, type ServeOptions } from "@forge/toolkit";
+ *
+ * const server = createServer({ name: "notes", version: "1" });
+ * const options: ServeOptions = Deno.env.get("NOTES_HTTP") === "1"
+ *   ? { http: { port: 8080 } }
+ *   : { maxMessageBytes: 1024 * 1024 };
+ * await server.serve(options);
+ * ```
+ */
 export interface ServeOptions extends StdioTransportOptions {
   /**
    * Serve Streamable HTTP instead of stdio, at `http://127.0.0.1:8000/mcp`
