@@ -33,12 +33,36 @@
  * @module
  */
 
-/** Where variables are read from: a plain record or a lookup function. */
+/**
+ * Where variables are read from: a plain record or a lookup function.
+ *
+ * @example Read every variable under a prefix
+ * ```ts
+ * import { env, type EnvSource, readEnv } from "@forge/toolkit";
+ *
+ * const vars: Record<string, string> = { NOTES_PORT: "9000" }; // stands in for Deno.env
+ * const prefixed: EnvSource = (name) => vars[`NOTES_${name}`];
+ * const config = readEnv({ port: env.port("PORT") }, { source: prefixed });
+ * config.port; // 9000
+ * ```
+ */
 export type EnvSource =
   | Readonly<Record<string, string | undefined>>
   | ((name: string) => string | undefined);
 
-/** Options for {@linkcode readEnv}. */
+/**
+ * Options for {@linkcode readEnv}.
+ *
+ * @example Test a config without touching the process environment
+ * ```ts
+ * import { env, readEnv, type ReadEnvOptions } from "@forge/toolkit";
+ * import assert from "node:assert/strict";
+ *
+ * const spec = { workers: env.int("WORKERS", { default: 4 }) };
+ * const options: ReadEnvOptions = { source: { WORKERS: "8" } };
+ * assert.equal(readEnv(spec, options).workers, 8);
+ * ```
+ */
 export interface ReadEnvOptions {
   /**
    * Where to read variables from. Pass a record or a function in tests so
@@ -52,6 +76,18 @@ export interface ReadEnvOptions {
 /**
  * What an {@linkcode EnvVar} made of one raw value: a value, or a failure
  * that says whether the variable was missing or held text of the wrong form.
+ *
+ * @example Read a hex colour in a custom kind
+ * ```ts
+ * import type { EnvReadResult } from "@forge/toolkit";
+ *
+ * function readColour(raw: string | undefined): EnvReadResult<string> {
+ *   if (raw === undefined) return { ok: false, missing: true };
+ *   if (!/^#[0-9a-f]{6}$/i.test(raw)) return { ok: false, missing: false };
+ *   return { ok: true, value: raw.toLowerCase() };
+ * }
+ * readColour("#FF8800"); // { ok: true, value: "#ff8800" }
+ * ```
  */
 export type EnvReadResult<T> =
   | { ok: true; value: T }
@@ -94,12 +130,47 @@ export interface EnvVar<T> {
   read(raw: string | undefined): EnvReadResult<T>;
 }
 
-/** The config object {@linkcode readEnv} returns for a spec `S`. */
+/**
+ * The config object {@linkcode readEnv} returns for a spec `S`.
+ *
+ * @example Name the config type for the code that uses it
+ * ```ts
+ * import { env, type EnvConfig, readEnv } from "@forge/toolkit";
+ *
+ * const SPEC = {
+ *   root: env.string("NOTES_ROOT", { default: "." }),
+ *   timeout: env.duration("TIMEOUT", { default: "5s" }),
+ * };
+ * type Config = EnvConfig<typeof SPEC>; // { readonly root: string; readonly timeout: number }
+ *
+ * function describe(config: Config): string {
+ *   return `notes in ${config.root}, ${config.timeout} ms per call`;
+ * }
+ * describe(readEnv(SPEC, { source: {} })); // "notes in ., 5000 ms per call"
+ * ```
+ */
 export type EnvConfig<S> = {
   readonly [K in keyof S]: S[K] extends EnvVar<infer T> ? T : never;
 };
 
-/** One problem {@linkcode EnvError} reports. */
+/**
+ * One problem {@linkcode EnvError} reports.
+ *
+ * @example Log problems as structured data
+ * ```ts
+ * import { env, EnvError, type EnvProblem, readEnv } from "@forge/toolkit";
+ *
+ * try {
+ *   const spec = { port: env.port("PORT"), key: env.secret("API_KEY") };
+ *   readEnv(spec, { source: { PORT: "http" } });
+ * } catch (err) {
+ *   if (!(err instanceof EnvError)) throw err;
+ *   const problems: readonly EnvProblem[] = err.problems;
+ *   console.error(JSON.stringify(problems.map(({ name, reason }) => ({ name, reason }))));
+ *   // [{"name":"PORT","reason":"invalid"},{"name":"API_KEY","reason":"missing"}]
+ * }
+ * ```
+ */
 export interface EnvProblem {
   /** The variable's name. */
   name: string;
@@ -288,7 +359,21 @@ export class Secret {
   }
 }
 
-/** Options shared by every kind: the default used when the variable is missing. */
+/**
+ * Options shared by every kind: the default used when the variable is missing.
+ *
+ * @example A kind of your own that takes the same options
+ * ```ts
+ * import { env, type EnvOptions, type EnvVar } from "@forge/toolkit";
+ *
+ * const LEVELS = ["debug", "info", "warning", "error"] as const;
+ * type Level = typeof LEVELS[number];
+ * function logLevel(name: string, options: EnvOptions<Level> = {}): EnvVar<Level> {
+ *   return env.enum(name, LEVELS, options);
+ * }
+ * const level = logLevel("LOG_LEVEL", { default: "info" });
+ * ```
+ */
 export interface EnvOptions<T> {
   /**
    * The value used when the variable is unset or empty. Without one, the
@@ -299,7 +384,19 @@ export interface EnvOptions<T> {
   default?: T;
 }
 
-/** Options for {@linkcode EnvKinds.int} and {@linkcode EnvKinds.number}. */
+/**
+ * Options for {@linkcode EnvKinds.int} and {@linkcode EnvKinds.number}.
+ *
+ * @example Bound a pool size
+ * ```ts
+ * import { env, type EnvNumberOptions, readEnv } from "@forge/toolkit";
+ *
+ * const POOL: EnvNumberOptions = { default: 10, min: 1, max: 100 };
+ * const config = readEnv({ pool: env.int("DB_POOL", POOL) }, { source: { DB_POOL: "25" } });
+ * config.pool; // 25
+ * // with DB_POOL=500: "DB_POOL: expected an integer from 1 to 100, got "500""
+ * ```
+ */
 export interface EnvNumberOptions extends EnvOptions<number> {
   /**
    * The smallest accepted value, inclusive.
@@ -318,6 +415,16 @@ export interface EnvNumberOptions extends EnvOptions<number> {
 /**
  * Options for {@linkcode EnvKinds.duration}. Durations may be given as text
  * (`"5s"`) or as milliseconds.
+ *
+ * @example A request timeout between one second and five minutes
+ * ```ts
+ * import { env, type EnvDurationOptions, readEnv } from "@forge/toolkit";
+ *
+ * const options: EnvDurationOptions = { default: "30s", min: "1s", max: "5m" };
+ * const source = { TIMEOUT: "1m30s" };
+ * const config = readEnv({ timeout: env.duration("TIMEOUT", options) }, { source });
+ * config.timeout; // 90000
+ * ```
  */
 export interface EnvDurationOptions extends EnvOptions<number | string> {
   /**
@@ -334,7 +441,19 @@ export interface EnvDurationOptions extends EnvOptions<number | string> {
   max?: number | string;
 }
 
-/** Options for {@linkcode EnvKinds.url}. */
+/**
+ * Options for {@linkcode EnvKinds.url}.
+ *
+ * @example Accept only an HTTPS webhook
+ * ```ts
+ * import { env, type EnvUrlOptions, readEnv } from "@forge/toolkit";
+ *
+ * const options: EnvUrlOptions = { protocols: ["https"] };
+ * const source = { WEBHOOK_URL: "https://hooks.example.com/abc" };
+ * const config = readEnv({ webhook: env.url("WEBHOOK_URL", options) }, { source });
+ * config.webhook.hostname; // "hooks.example.com"; an http:// URL would be refused
+ * ```
+ */
 export interface EnvUrlOptions extends EnvOptions<string | URL> {
   /**
    * The accepted schemes, such as `["http", "https"]`; a trailing `:` is
@@ -345,7 +464,19 @@ export interface EnvUrlOptions extends EnvOptions<string | URL> {
   protocols?: readonly string[];
 }
 
-/** Options for {@linkcode EnvKinds.list}. */
+/**
+ * Options for {@linkcode EnvKinds.list}.
+ *
+ * @example A colon-separated search path
+ * ```ts
+ * import { env, type EnvListOptions, readEnv } from "@forge/toolkit";
+ *
+ * const options: EnvListOptions = { separator: ":", default: ["./notes"] };
+ * const source = { NOTES_PATH: "/srv/notes : /home/ada/notes" };
+ * const config = readEnv({ dirs: env.list("NOTES_PATH", options) }, { source });
+ * config.dirs; // ["/srv/notes", "/home/ada/notes"]
+ * ```
+ */
 export interface EnvListOptions extends EnvOptions<readonly string[]> {
   /**
    * What separates the items.
@@ -355,7 +486,19 @@ export interface EnvListOptions extends EnvOptions<readonly string[]> {
   separator?: string;
 }
 
-/** Options for {@linkcode EnvKinds.secret}. */
+/**
+ * Options for {@linkcode EnvKinds.secret}.
+ *
+ * @example Catch a truncated API key at start-up
+ * ```ts
+ * import { env, type EnvSecretOptions, readEnv } from "@forge/toolkit";
+ *
+ * const options: EnvSecretOptions = { minLength: 32 };
+ * const source = { API_KEY: "k".repeat(40) };
+ * const config = readEnv({ apiKey: env.secret("API_KEY", options) }, { source });
+ * const headers = { authorization: `Bearer ${config.apiKey.reveal()}` };
+ * ```
+ */
 export interface EnvSecretOptions extends EnvOptions<string> {
   /**
    * The fewest characters a valid secret has, to catch truncated tokens.
@@ -365,7 +508,19 @@ export interface EnvSecretOptions extends EnvOptions<string> {
   minLength?: number;
 }
 
-/** The variable kinds, as the {@linkcode env} object offers them. */
+/**
+ * The variable kinds, as the {@linkcode env} object offers them.
+ *
+ * @example Take the kinds you use from `env`
+ * ```ts
+ * import { env, type EnvKinds, readEnv } from "@forge/toolkit";
+ *
+ * const { port, bool }: EnvKinds = env;
+ * const spec = { port: port("PORT", { default: 8080 }), debug: bool("DEBUG", { default: false }) };
+ * const config = readEnv(spec, { source: { DEBUG: "yes" } });
+ * config.debug; // true
+ * ```
+ */
 export interface EnvKinds {
   /**
    * Any non-empty text, taken as is (not trimmed).
