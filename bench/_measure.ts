@@ -49,6 +49,8 @@ export interface SessionResult {
   callsPerSecond: number;
   /** Each 1 MiB round trip, in milliseconds. */
   bigMs: number[];
+  /** Server CPU time per 1 MiB call, in milliseconds. */
+  bigCpuMs: number | undefined;
   /** Peak resident set of the server, in bytes (Linux only). */
   peakRssBytes: number | undefined;
   /** Closing stdin with calls in flight. */
@@ -247,11 +249,17 @@ export async function runSession(
       : (cpuAfter - cpuBefore) * 1000 / plan.pipelined;
     const big = "x".repeat(plan.bigBytes);
     const bigMs: number[] = [];
+    const bigCpuBefore = await cpuTimeMs(server.pid);
     for (let i = 0; i < plan.big; i++) {
       const start = performance.now();
       await echo(server, big);
       bigMs.push(performance.now() - start);
     }
+    const bigCpuAfter = await cpuTimeMs(server.pid);
+    const bigCpuMs = bigCpuBefore === undefined || bigCpuAfter === undefined ||
+        plan.big === 0
+      ? undefined
+      : (bigCpuAfter - bigCpuBefore) / plan.big;
     const probe = spec.probe
       ? await probeComparison(server, plan.probe)
       : undefined;
@@ -273,6 +281,7 @@ export async function runSession(
       sequentialMs,
       callsPerSecond,
       bigMs,
+      bigCpuMs,
       peakRssBytes,
       eof: {
         exitMs: exit.exitMs,

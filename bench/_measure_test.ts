@@ -23,6 +23,7 @@ Deno.test("runSession() measures every workload on the raw loop", async () => {
   if (Deno.build.os === "linux") {
     assert.ok(result.startCpuMs! > 0 && result.startCpuMs! < 10_000);
     assert.ok(result.cpuPerCallUs! > 0);
+    assert.ok(result.bigCpuMs! > 0);
   }
   assert.equal(result.sequentialMs.length, 50);
   assert.ok(result.callsPerSecond > 0);

@@ -45,6 +45,8 @@ export interface ServerSummary {
   callsPerSecond?: number;
   /** Median 1 MiB round trip, in milliseconds. */
   bigMs?: number;
+  /** Median server CPU time per 1 MiB call, in milliseconds. */
+  bigCpuMs?: number;
   /** Median peak RSS, in MiB. */
   peakRssMiB?: number;
   /** Median stdin EOF → exit with calls in flight, in milliseconds. */
@@ -87,6 +89,8 @@ export function summarize(record: ServerRecord): ServerSummary {
   summary.p99Us = percentile(latencies, 99) * 1000;
   summary.callsPerSecond = median(sessions.map((s) => s.callsPerSecond));
   summary.bigMs = median(sessions.flatMap((s) => s.bigMs));
+  const bigCpu = defined(sessions.map((s) => s.bigCpuMs));
+  if (bigCpu.length > 0) summary.bigCpuMs = median(bigCpu);
   const rss = sessions.flatMap((s) =>
     s.peakRssBytes === undefined ? [] : [s.peakRssBytes]
   );
@@ -144,15 +148,15 @@ export function renderTable(
 ): string {
   const floor = summaries.find((s) => s.id === floorId);
   const lines = [
-    "| server | cold start ms | start CPU ms | p50 µs | p99 µs | calls/s, 64 in flight | CPU µs/call | 1 MiB arg ms | peak RSS MiB | EOF→exit ms | answered at EOF |",
-    "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+    "| server | cold start ms | start CPU ms | p50 µs | p99 µs | calls/s, 64 in flight | CPU µs/call | 1 MiB arg ms | 1 MiB CPU ms | peak RSS MiB | EOF→exit ms | answered at EOF |",
+    "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
   ];
   for (const s of summaries) {
     if (s.sessions === 0 && s.coldMs === undefined) {
       lines.push(
         `| ${s.label} | failed: ${
           s.failures[0]?.replaceAll("|", "\\|") ?? "no result"
-        } ||||||||||`,
+        } |||||||||||`,
       );
       continue;
     }
@@ -164,8 +168,10 @@ export function renderTable(
       } | ${cell(s.callsPerSecond, 0, floor?.callsPerSecond)} | ${
         cell(s.cpuPerCallUs, 1, floor?.cpuPerCallUs)
       } | ${cell(s.bigMs, 2, floor?.bigMs)} | ${
-        cell(s.peakRssMiB, 1, floor?.peakRssMiB)
-      } | ${cell(s.eofExitMs, 1)} | ${s.eofAnswered ?? "—"} |`,
+        cell(s.bigCpuMs, 2, floor?.bigCpuMs)
+      } | ${cell(s.peakRssMiB, 1, floor?.peakRssMiB)} | ${
+        cell(s.eofExitMs, 1)
+      } | ${s.eofAnswered ?? "—"} |`,
     );
   }
   return lines.join("\n");

@@ -20,6 +20,7 @@ function session(scale: number, answered = 64): SessionResult {
     ),
     callsPerSecond: 100_000 / scale,
     bigMs: [10 * scale, 12 * scale],
+    bigCpuMs: 8 * scale,
     peakRssBytes: 40 * 1024 * 1024 * scale,
     eof: { exitMs: 5 * scale, answered, sent: 64, exited: true },
   };
@@ -78,6 +79,7 @@ Deno.test("renderTable() shows ratios against the floor of the same run", () => 
   const slow = table.split("\n").find((line) => line.startsWith("| slow"))!;
   assert.match(slow, /^\| slow \| 100\.0 \(2\.00×\) \| 80\.0 \(2\.00×\) \|/);
   assert.match(slow, /\| 20\.0 \(2\.00×\) \|/);
+  assert.match(slow, /\| 16\.00 \(2\.00×\) \|/);
   assert.match(slow, /\| 50000 \(0\.50×\) \|/);
   assert.match(slow, /\| 64\/64 \|$/);
 });

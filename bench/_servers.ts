@@ -146,7 +146,7 @@ export function importCostCatalogue(): ServerSpec[] {
   return [
     probe("raw-deno", "raw loop, no imports", "raw_echo.ts"),
     probe("zod", "+ zod", "imports/zod.ts"),
-    probe("sdk-types", "+ SDK types.js (zod schemas)", "imports/sdk_types.ts"),
+    probe("sdk-types", "+ SDK types.js (imports zod)", "imports/sdk_types.ts"),
     probe(
       "sdk-protocol",
       "+ SDK shared/protocol.js",
@@ -154,13 +154,13 @@ export function importCostCatalogue(): ServerSpec[] {
     ),
     probe(
       "sdk-server",
-      "+ SDK server (index.js, ajv)",
+      "+ SDK server/index.js (ajv too)",
       "imports/sdk_server.ts",
     ),
-    probe("toolkit-mod", "+ toolkit mod.ts", "imports/toolkit.ts"),
+    probe("toolkit-mod", "+ toolkit mod.ts (no zod)", "imports/toolkit.ts"),
     probe(
       "toolkit",
-      "toolkit echo server (mod.ts, zod, 2 tools)",
+      "toolkit echo server (mod.ts + zod, 2 tools)",
       "toolkit_echo.ts",
     ),
   ];

@@ -398,7 +398,7 @@ export async function main(args: readonly string[]): Promise<void> {
   if (options.importRounds > 0 && options.only === undefined) {
     startup = await measureStartup(options.importRounds);
     console.log(
-      `\n### Start-up: what each import costs\n\nThe raw Deno loop after one more import each (${options.importRounds} alternating rounds, medians).\n\n${
+      `\n### Start-up: what each import costs\n\nEach row is the raw Deno loop after one import, which brings its own dependencies (${options.importRounds} alternating rounds, medians).\n\n${
         renderStartup(startup)
       }`,
     );
