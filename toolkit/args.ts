@@ -14,7 +14,12 @@
 
 import { ToolError } from "./result.ts";
 import { jsonType } from "./_json_type.ts";
-import type { JsonSchema, SchemaIssue, StandardSchema } from "./schema.ts";
+import type {
+  JsonSchema,
+  SchemaIssue,
+  SchemaResult,
+  StandardSchema,
+} from "./schema.ts";
 
 /**
  * One problem with a tool's arguments.
@@ -163,6 +168,18 @@ export async function decodeArguments<T = Record<string, unknown>>(
   json: JsonSchema,
   options: DecodeOptions<T> = {},
 ): Promise<DecodeResult<T>> {
+  return await decode(args, json, options.schema);
+}
+
+/**
+ * {@linkcode decodeArguments} without a promise when the validator answers
+ * synchronously (zod does): the server's per-call path.
+ */
+export function decode<T>(
+  args: unknown,
+  json: JsonSchema,
+  schema: StandardSchema<unknown, T> | undefined,
+): DecodeResult<T> | Promise<DecodeResult<T>> {
   const input = args === undefined ? {} : args;
   const problems: ArgumentProblem[] = [];
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
@@ -174,15 +191,24 @@ export async function decodeArguments<T = Record<string, unknown>>(
       }],
     };
   }
-  const schema = options.schema;
   if (schema === undefined) {
     checkJsonSchema(json, input, [], problems);
     return problems.length === 0
       ? { ok: true, value: input as T }
       : { ok: false, problems };
   }
-  let result = schema["~standard"].validate(input);
-  if (result instanceof Promise) result = await result;
+  const result = schema["~standard"].validate(input);
+  return result instanceof Promise
+    ? result.then((settled) => decoded(settled, input, json, problems))
+    : decoded(result, input, json, problems);
+}
+
+function decoded<T>(
+  result: SchemaResult<T>,
+  input: object,
+  json: JsonSchema,
+  problems: ArgumentProblem[],
+): DecodeResult<T> {
   if (result.issues !== undefined) {
     for (const issue of result.issues) {
       problems.push(...describeIssue(issue, input, json));
@@ -475,28 +501,36 @@ function checkUnknownKeys(
   path: PropertyKey[],
   problems: ArgumentProblem[],
 ): void {
+  // On every call's path: the common case (known keys, scalar values)
+  // allocates nothing; `path` is extended in place and restored.
   if (value === null || typeof value !== "object") return;
   if (Array.isArray(value)) {
     const items = schemaObject(schema.items);
-    if (items !== undefined) {
-      value.forEach((item, i) =>
-        checkUnknownKeys(items, item, [...path, i], problems)
-      );
+    if (items === undefined) return;
+    for (let i = 0; i < value.length; i++) {
+      if (value[i] === null || typeof value[i] !== "object") continue;
+      path.push(i);
+      checkUnknownKeys(items, value[i], path, problems);
+      path.pop();
     }
     return;
   }
   const properties = schemaObject(schema.properties);
   if (properties === undefined) return;
-  const known = Object.keys(properties);
-  for (const [key, child] of Object.entries(value)) {
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
     const childSchema = schemaObject(properties[key]);
+    const child = (value as Record<string, unknown>)[key];
     if (childSchema !== undefined) {
-      checkUnknownKeys(childSchema, child, [...path, key], problems);
+      if (child === null || typeof child !== "object") continue;
+      path.push(key);
+      checkUnknownKeys(childSchema, child, path, problems);
+      path.pop();
     } else if (schema.additionalProperties === undefined) {
       // `false` is reported by the validator itself; anything else allows the key.
       problems.push({
         path: formatPath([...path, key]),
-        message: unknownMessage(key, known),
+        message: unknownMessage(key, Object.keys(properties)),
       });
     }
   }

@@ -335,7 +335,11 @@ export function wrapProbe<A, P extends AccessList>(
         _meta: { [META_PATTERNS]: patterns, [META_ALWAYS]: [...always] },
       };
     }
-    return await handler(args, { ...ctx, access });
+    // A derived object, not a spread: the context's signal is created only when read.
+    const withAccess = Object.create(ctx, {
+      access: { value: access, enumerable: true },
+    });
+    return await handler(args, withAccess as PatternToolContext<P>);
   };
   PROBE_HANDLERS.add(wrapped);
   return wrapped;

@@ -19,7 +19,7 @@ import {
   ResourceRegistry,
   type ResourceTemplateDefinition,
 } from "./resources.ts";
-import { decodeArguments, formatProblems } from "./args.ts";
+import { decode, formatProblems } from "./args.ts";
 import {
   answersProbes,
   META_PERMISSION_PATTERNS,
@@ -39,6 +39,7 @@ import type { ServeHttpOptions } from "./http.ts";
 import { StdioTransport, type StdioTransportOptions } from "./stdio.ts";
 import { type RequestExtra, type RequestHandler, Session } from "./session.ts";
 import { jsonType } from "./_json_type.ts";
+import { LazyAbort } from "./_abort.ts";
 
 /**
  * JSON-RPC error codes the toolkit answers with.
@@ -493,8 +494,9 @@ interface RegisteredTool {
   probe: boolean;
 }
 
+/** A running call: its abort (timeout, shutdown, cancel) and its settling. */
 interface InFlight {
-  controller: AbortController;
+  abort: LazyAbort;
   done: Promise<unknown>;
 }
 
@@ -1022,46 +1024,53 @@ export class ToolServer {
         "Server is shutting down: the call was not started",
       );
     }
-    const decoded = await decodeArguments(
+    let decoded = decode(
       params.arguments,
       tool.listed.inputSchema,
-      {
-        schema: tool.schema,
-      },
+      tool.schema,
     );
+    if (decoded instanceof Promise) decoded = await decoded;
     if (!decoded.ok) {
       return error(formatProblems(decoded.problems, { tool: params.name }));
     }
 
-    const controller = new AbortController();
-    const signal = AbortSignal.any([extra.signal, controller.signal]);
-    const ctx = makeContext(connection, tool.def.name, meta, signal, extra);
+    const abort = new LazyAbort();
+    // A cancelled call gets no answer; aborting settles it so it stops counting as in flight.
+    extra.onabort((reason) => abort.abort(reason));
+    const ctx = new CallContext(connection, tool.def.name, meta, abort, extra);
     const timeoutMs = tool.def.timeoutMs ?? this.#options.timeoutMs;
     const timer = timeoutMs === undefined ? undefined : setTimeout(() => {
-      controller.abort(
+      abort.abort(
         new ProtocolError(
           RPC_ERROR.REQUEST_TIMEOUT,
           `Tool ${tool.def.name} timed out after ${timeoutMs} ms`,
         ),
       );
     }, timeoutMs);
-    const run = Promise.resolve().then(() =>
-      tool.def.handler(decoded.value, ctx)
-    );
-    const entry: InFlight = { controller, done: run.catch(() => {}) };
-    this.#inFlight.add(entry);
+    let outcome: CallToolResult | Promise<CallToolResult>;
+    try {
+      outcome = tool.def.handler(decoded.value, ctx);
+    } catch (cause) {
+      outcome = Promise.reject(cause);
+    }
+    // A handler that answered synchronously was never in flight.
+    const run = typeof (outcome as PromiseLike<unknown>)?.then === "function"
+      ? Promise.resolve(outcome)
+      : undefined;
+    const entry: InFlight | undefined = run &&
+      { abort, done: run.catch(() => {}) };
+    if (entry !== undefined) this.#inFlight.add(entry);
     try {
       // The answer does not wait for a handler that ignores its aborted signal.
-      const result = await Promise.race([
-        run,
-        rejectOnAbort(signal),
-      ]);
+      const result = run === undefined ? outcome : await abort.race(run);
       return await this.#checkResult(tool, result);
     } catch (cause) {
       if (cause instanceof ToolError) return error(cause.message);
       if (cause instanceof ProtocolError) throw cause;
-      // A cancelled call gets no answer (the SDK drops it); nothing to report.
-      if (extra.signal.aborted) throw cause;
+      // A cancelled call gets no answer; nothing to report.
+      if (abort.aborted && !(abort.reason instanceof ProtocolError)) {
+        throw cause;
+      }
       const message = cause instanceof Error ? cause.message : String(cause);
       console.error(`Tool ${tool.def.name} failed:`, cause);
       throw new ProtocolError(
@@ -1070,7 +1079,7 @@ export class ToolServer {
       );
     } finally {
       clearTimeout(timer);
-      this.#inFlight.delete(entry);
+      if (entry !== undefined) this.#inFlight.delete(entry);
     }
   }
 
@@ -1187,7 +1196,7 @@ export class ToolServer {
     await Promise.race([pending(), graceOver]);
     clearTimeout(timer);
     for (const call of this.#inFlight) {
-      call.controller.abort(
+      call.abort.abort(
         new ProtocolError(
           RPC_ERROR.INTERNAL_ERROR,
           "Server shut down before the tool finished",
@@ -1236,15 +1245,6 @@ function checkCompleteParams(params: Record<string, unknown>): CompleteParams {
   return params as unknown as CompleteParams;
 }
 
-function rejectOnAbort(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else {signal.addEventListener("abort", () => reject(signal.reason), {
-        once: true,
-      });}
-  });
-}
-
 const LEVELS: readonly LogLevel[] = [
   "debug",
   "info",
@@ -1256,68 +1256,121 @@ const LEVELS: readonly LogLevel[] = [
   "emergency",
 ];
 
-function makeContext(
-  connection: Connection,
+// Internal state of a call context, under a symbol so that the context can be
+// the prototype of the probe wrapper's `{ ...ctx, access }` object and its
+// methods still find it (private fields would not be reachable from there).
+const CALL = Symbol("call");
+
+interface CallState {
+  connection: Connection;
+  abort: LazyAbort;
+  extra: CallExtra;
+  logger: ToolLogger | undefined;
+}
+
+/** Logs a call's message to stderr and, at the client's level, as a notification. */
+function sendLog(
+  call: CallState,
   toolName: string,
-  meta: Record<string, unknown>,
-  signal: AbortSignal,
-  extra: CallExtra,
-): ToolContext {
-  const progressToken = meta.progressToken;
-  const log = (level: LogLevel, message: string, data?: unknown) => {
-    console.error(
-      `[${toolName}] ${level}: ${message}`,
-      ...(data === undefined ? [] : [data]),
-    );
-    const wanted = connection.logLevel;
-    if (
-      wanted !== undefined && LEVELS.indexOf(level) < LEVELS.indexOf(wanted)
-    ) return;
-    extra.sendNotification({
-      method: "notifications/message",
-      params: {
-        level,
-        logger: toolName,
-        data: data === undefined ? message : { message, data },
-      },
-    }).catch(() => {});
-  };
-  return {
-    signal,
-    meta,
-    requestId: extra.requestId,
-    sessionId: extra.sessionId,
-    toolName,
-    progress: async (done, total, message) => {
-      if (progressToken === undefined) return;
-      await extra.sendNotification({
-        method: "notifications/progress",
-        params: {
-          progressToken,
-          progress: done,
-          ...(total === undefined ? {} : { total }),
-          ...(message === undefined ? {} : { message }),
-        },
-      });
+  level: LogLevel,
+  message: string,
+  data: unknown,
+): void {
+  console.error(
+    `[${toolName}] ${level}: ${message}`,
+    ...(data === undefined ? [] : [data]),
+  );
+  const wanted = call.connection.logLevel;
+  if (wanted !== undefined && LEVELS.indexOf(level) < LEVELS.indexOf(wanted)) {
+    return;
+  }
+  call.extra.sendNotification({
+    method: "notifications/message",
+    params: {
+      level,
+      logger: toolName,
+      data: data === undefined ? message : { message, data },
     },
-    sample: async (params) =>
-      await extra.sendRequest({
-        method: "sampling/createMessage",
-        params,
-      }) as SamplingResult,
-    elicit: async (params) =>
-      await extra.sendRequest({
-        method: "elicitation/create",
-        params,
-      }) as ElicitationResult,
-    log: {
+  }).catch(() => {});
+}
+
+/**
+ * The `ctx` a handler receives. One object per call with its methods on the
+ * prototype: a call allocates no closures, and the signal and the logger are
+ * made only when a handler uses them.
+ */
+class CallContext implements ToolContext {
+  readonly meta: Readonly<Record<string, unknown>>;
+  readonly requestId: string | number;
+  readonly sessionId: string | undefined;
+  readonly toolName: string;
+  readonly [CALL]: CallState;
+
+  constructor(
+    connection: Connection,
+    toolName: string,
+    meta: Record<string, unknown>,
+    abort: LazyAbort,
+    extra: CallExtra,
+  ) {
+    this.meta = meta;
+    this.requestId = extra.requestId;
+    this.sessionId = extra.sessionId;
+    this.toolName = toolName;
+    this[CALL] = { connection, abort, extra, logger: undefined };
+  }
+
+  get signal(): AbortSignal {
+    return this[CALL].abort.signal;
+  }
+
+  get log(): ToolLogger {
+    const call = this[CALL];
+    if (call.logger !== undefined) return call.logger;
+    const toolName = this.toolName;
+    const log = (level: LogLevel, message: string, data?: unknown) =>
+      sendLog(call, toolName, level, message, data);
+    call.logger = {
       debug: (m, d) => log("debug", m, d),
       info: (m, d) => log("info", m, d),
       warning: (m, d) => log("warning", m, d),
       error: (m, d) => log("error", m, d),
       log,
-    },
-  };
+    };
+    return call.logger;
+  }
+
+  async progress(
+    done: number,
+    total?: number,
+    message?: string,
+  ): Promise<void> {
+    const progressToken = this.meta.progressToken;
+    if (progressToken === undefined) return;
+    await this[CALL].extra.sendNotification({
+      method: "notifications/progress",
+      params: {
+        progressToken,
+        progress: done,
+        ...(total === undefined ? {} : { total }),
+        ...(message === undefined ? {} : { message }),
+      },
+    });
+  }
+
+  async sample(params: SamplingParams): Promise<SamplingResult> {
+    return await this[CALL].extra.sendRequest({
+      method: "sampling/createMessage",
+      params,
+    }) as SamplingResult;
+  }
+
+  async elicit(params: ElicitationParams): Promise<ElicitationResult> {
+    return await this[CALL].extra.sendRequest({
+      method: "elicitation/create",
+      params,
+    }) as ElicitationResult;
+  }
 }
 
 /**

@@ -14,6 +14,7 @@
 import type { JsonRpcId, JsonRpcMessage, McpTransport } from "./transport.ts";
 import { ProtocolError } from "./resources.ts";
 import { jsonType } from "./_json_type.ts";
+import { LazyAbort } from "./_abort.ts";
 
 /** The newest protocol version, answered when the client asks for one this server does not know. */
 export const LATEST_PROTOCOL_VERSION = "2025-11-25";
@@ -33,7 +34,9 @@ const REQUEST_TIMEOUT_MS = 60_000;
 /** What a request handler learns about its request. */
 export interface RequestExtra {
   /** Aborted when the client cancels the request or the session closes. */
-  signal: AbortSignal;
+  readonly signal: AbortSignal;
+  /** Calls `listener` on that abort, without creating the signal. */
+  onabort(listener: (reason: unknown) => void): void;
   /** The request's id. */
   requestId: JsonRpcId;
   /** The transport's session id, if it has sessions. */
@@ -79,7 +82,7 @@ export class Session {
   clientCapabilities: Record<string, unknown> | undefined;
   #transport: McpTransport;
   #options: SessionOptions;
-  #running = new Map<JsonRpcId, AbortController>();
+  #running = new Map<JsonRpcId, LazyAbort>();
   #pending = new Map<JsonRpcId, Pending>();
   #nextId = 0;
   #closed = false;
@@ -193,19 +196,9 @@ export class Session {
       });
       return;
     }
-    const controller = new AbortController();
+    const controller = new LazyAbort();
     this.#running.set(id, controller);
-    const extra: RequestExtra = {
-      signal: controller.signal,
-      requestId: id,
-      sessionId: this.#transport.sessionId,
-      sendNotification: (n) =>
-        controller.signal.aborted
-          ? Promise.resolve()
-          : this.notify(n.method, n.params, id),
-      sendRequest: (r) =>
-        this.#outgoing(r.method, r.params, id, controller.signal),
-    };
+    const extra = new Extra(this, id, controller);
     this.#answer(id, () => {
       if (
         params !== undefined &&
@@ -225,7 +218,7 @@ export class Session {
   async #answer(
     id: JsonRpcId,
     run: () => unknown,
-    controller?: AbortController,
+    controller?: LazyAbort,
   ): Promise<void> {
     let message: JsonRpcMessage;
     try {
@@ -249,7 +242,7 @@ export class Session {
       this.#running.delete(id);
     }
     // A cancelled request gets no answer, as MCP says.
-    if (controller?.signal.aborted || this.#closed) return;
+    if (controller?.aborted || this.#closed) return;
     await this.#transport.send(message).catch((error) =>
       this.#transport.onerror?.(error)
     );
@@ -281,12 +274,14 @@ export class Session {
     };
   }
 
-  #outgoing(
+  /** Sends a request to the client on behalf of request `relatedRequestId`. */
+  outgoing(
     method: string,
     params: Record<string, unknown>,
     relatedRequestId: JsonRpcId,
-    signal: AbortSignal,
+    abort: LazyAbort,
   ): Promise<Record<string, unknown>> {
+    const signal = abort.signal;
     const capability = method === "sampling/createMessage"
       ? "sampling"
       : method === "elicitation/create"
@@ -341,5 +336,52 @@ export class Session {
       })
         .catch((error) => (done(), reject(error)));
     });
+  }
+}
+
+/** A request's `extra`: one object, methods on the prototype, the signal made on demand. */
+class Extra implements RequestExtra {
+  readonly requestId: JsonRpcId;
+  readonly #session: Session;
+  readonly #abort: LazyAbort;
+
+  constructor(session: Session, requestId: JsonRpcId, abort: LazyAbort) {
+    this.#session = session;
+    this.requestId = requestId;
+    this.#abort = abort;
+  }
+
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  get sessionId(): string | undefined {
+    return this.#session.sessionId;
+  }
+
+  onabort(listener: (reason: unknown) => void): void {
+    this.#abort.onabort(listener);
+  }
+
+  sendNotification(
+    notification: { method: string; params: Record<string, unknown> },
+  ): Promise<void> {
+    if (this.#abort.aborted) return Promise.resolve();
+    return this.#session.notify(
+      notification.method,
+      notification.params,
+      this.requestId,
+    );
+  }
+
+  sendRequest(
+    request: { method: string; params: Record<string, unknown> },
+  ): Promise<Record<string, unknown>> {
+    return this.#session.outgoing(
+      request.method,
+      request.params,
+      this.requestId,
+      this.#abort,
+    );
   }
 }

@@ -29,6 +29,7 @@ import { jsonType } from "./_json_type.ts";
 export const DEFAULT_MAX_MESSAGE_BYTES: number = 16 * 1024 * 1024;
 
 const NEWLINE = 0x0a;
+const BATCH_TURNS = 16;
 const ID_SNIFF_BYTES = 4096;
 
 /**
@@ -277,8 +278,10 @@ export class StdioTransport implements McpTransport {
   }
 
   async #flush(): Promise<void> {
-    // Let the rest of this tick's messages join the batch.
-    await Promise.resolve();
+    // Let the answers of the messages read in the same chunk join the batch:
+    // each passes a few microtask turns between arriving and being sent, and
+    // one write per batch instead of one per answer halves the per-call cost.
+    for (let turn = 0; turn < BATCH_TURNS; turn++) await undefined;
     while (this.#batch !== undefined) {
       const batch = this.#batch;
       this.#batch = undefined;
