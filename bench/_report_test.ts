@@ -126,3 +126,32 @@ Deno.test("renderStartup() shows what each import adds over the bare loop", () =
   assert.equal(lines[3], "| + zod | 80.3 (+30.3) | 70.0 (+30.0) |");
   assert.equal(lines[4], "| elsewhere | 60.0 (+10.0) | — |");
 });
+
+Deno.test("checkTargets() holds the probe to a real call of the same tool", async (t) => {
+  const raw = summarize(record("raw-deno", [session(1)]));
+  const withProbe = (probeMs: number, patternMs: number) =>
+    summarize(record("toolkit", [{
+      ...session(1),
+      probe: {
+        plainMs: [0.1, 0.1, 0.1],
+        probeMs: [probeMs, probeMs, probeMs],
+        patternMs: [patternMs, patternMs, patternMs],
+      },
+    }]));
+  const probeCheck = (toolkit: ReturnType<typeof summarize>) =>
+    checkTargets([raw, toolkit]).find((c) => c.target.includes("probe"))!;
+  await t.step(
+    "a probe cheaper than the call is met, even if dearer than echo",
+    () => {
+      const check = probeCheck(withProbe(0.19, 0.2));
+      assert.equal(check.met, true);
+      assert.match(
+        check.measured,
+        /^0\.95× \(probe 190 µs, call of the same tool 200 µs, echo call 100 µs\)$/,
+      );
+    },
+  );
+  await t.step("a probe dearer than the call is missed", () => {
+    assert.equal(probeCheck(withProbe(0.22, 0.2)).met, false);
+  });
+});
