@@ -165,3 +165,31 @@ export function importCostCatalogue(): ServerSpec[] {
     ),
   ];
 }
+
+/**
+ * The toolkit echo server of another checkout (its own `deno.json` and
+ * `bench/servers/toolkit_echo.ts`), to measure a change side by side with
+ * the current tree: `deno run -A bench/stdio.ts --compare=../before`.
+ *
+ * @example
+ * ```ts ignore
+ * const before = checkoutServer("/tmp/before");
+ * ```
+ */
+export function checkoutServer(dir: string): ServerSpec {
+  const root = dir.replace(/\/+$/, "");
+  return {
+    id: `toolkit@${root}`,
+    label: `@forge/toolkit at ${root}`,
+    runtime: "deno",
+    command: [
+      Deno.execPath(),
+      "run",
+      "--allow-all",
+      "--config",
+      `${root}/deno.json`,
+      `${root}/bench/servers/toolkit_echo.ts`,
+    ],
+    probe: true,
+  };
+}

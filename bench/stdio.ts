@@ -29,6 +29,7 @@ import {
   summarize,
 } from "./_report.ts";
 import {
+  checkoutServer,
   importCostCatalogue,
   NODE_DIR,
   serverCatalogue,
@@ -48,6 +49,8 @@ export interface HarnessOptions {
   plan: SessionPlan;
   /** Only these server ids (all when undefined). */
   only: string[] | undefined;
+  /** Other checkouts whose toolkit echo server runs beside this tree's. */
+  compare: string[];
   /** Also write the figures as JSON here. */
   json: string | undefined;
   /** Profile the Deno servers' call paths after the table. */
@@ -56,7 +59,7 @@ export interface HarnessOptions {
   quick: boolean;
 }
 
-const FULL: Omit<HarnessOptions, "only" | "json"> = {
+const FULL: Omit<HarnessOptions, "only" | "json" | "compare"> = {
   rounds: 5,
   coldStarts: 3,
   importRounds: 10,
@@ -74,7 +77,7 @@ const FULL: Omit<HarnessOptions, "only" | "json"> = {
   },
 };
 
-const QUICK: Omit<HarnessOptions, "only" | "json"> = {
+const QUICK: Omit<HarnessOptions, "only" | "json" | "compare"> = {
   rounds: 2,
   coldStarts: 1,
   importRounds: 3,
@@ -100,6 +103,8 @@ const USAGE = `Usage: deno run -A bench/stdio.ts [options]
   serverCatalogue().map((s) => s.id).join(", ")
 })
   --json=PATH        also write every figure as JSON to PATH
+  --compare=DIR,DIR  also run the toolkit echo server of these checkouts
+                     (before/after a change), side by side
   --profile          profile the Deno servers' call paths (default in full runs)
   --no-profile       skip the profile
   --help             this text`;
@@ -122,6 +127,7 @@ export function parseOptions(args: readonly string[]): HarnessOptions {
     plan: { ...base.plan },
     only: undefined,
     json: undefined,
+    compare: [],
   };
   const known = new Set(serverCatalogue().map((s) => s.id));
   for (const arg of args) {
@@ -162,6 +168,26 @@ export function parseOptions(args: readonly string[]): HarnessOptions {
         options.only = ids;
         break;
       }
+      case "--compare": {
+        const dirs = (value ?? "").split(",").filter((d) => d !== "");
+        if (dirs.length === 0) {
+          throw new TypeError(
+            "Invalid --compare: expected --compare=DIR[,DIR] (checkouts of this repository)",
+          );
+        }
+        for (const dir of dirs) {
+          const server = checkoutServer(dir).command.at(-1)!;
+          try {
+            Deno.statSync(server);
+          } catch {
+            throw new TypeError(
+              `Invalid --compare: not a checkout with a toolkit echo server: ${dir} (expected ${server})`,
+            );
+          }
+        }
+        options.compare = dirs;
+        break;
+      }
       case "--json":
         if (!value) {
           throw new TypeError("Invalid --json: expected --json=PATH");
@@ -170,7 +196,7 @@ export function parseOptions(args: readonly string[]): HarnessOptions {
         break;
       default:
         throw new TypeError(
-          `Unknown option: ${arg}: expected one of --quick, --rounds=N, --only=IDS, --json=PATH, --profile, --no-profile, --help`,
+          `Unknown option: ${arg}: expected one of --quick, --rounds=N, --only=IDS, --compare=DIRS, --json=PATH, --profile, --no-profile, --help`,
         );
     }
   }
@@ -313,6 +339,7 @@ export async function main(args: readonly string[]): Promise<void> {
   if (options.only !== undefined) {
     specs = specs.filter((s) => options.only!.includes(s.id));
   }
+  specs.push(...options.compare.map(checkoutServer));
   const notes: string[] = [];
   const node = specs.some((s) => s.runtime === "node")
     ? await prepareNode()

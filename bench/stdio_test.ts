@@ -56,3 +56,19 @@ Deno.test("parseOptions() says what was wrong and what was expected", async (t) 
     assert.throws(() => parseOptions(["--json"]), /expected --json=PATH/);
   });
 });
+
+Deno.test("parseOptions() takes checkouts to compare and refuses a directory without the echo server", async (t) => {
+  await t.step("this repository is a checkout", () => {
+    const root = new URL("..", import.meta.url).pathname;
+    assert.deepEqual(parseOptions([`--compare=${root}`]).compare, [root]);
+  });
+  await t.step("a directory that is not one", () => {
+    assert.throws(
+      () => parseOptions(["--compare=/nonexistent-checkout"]),
+      /not a checkout with a toolkit echo server: \/nonexistent-checkout \(expected \/nonexistent-checkout\/bench\/servers\/toolkit_echo\.ts\)/,
+    );
+  });
+  await t.step("nothing after =", () => {
+    assert.throws(() => parseOptions(["--compare="]), /expected --compare=DIR/);
+  });
+});
