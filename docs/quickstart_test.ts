@@ -180,10 +180,10 @@ Deno.test("docs/quickstart.md works as written, on a copy of template/", async (
 /** Expectations for the long JSON-RPC commands, by what they call. */
 function expectationFor(command: string): RegExp | undefined {
   if (command.includes('"name":"hello"')) {
-    return /\{"result":\{"content":\[\{"type":"text","text":"Hello, Ada!"\}\]\},"jsonrpc":"2\.0","id":2\}/;
+    return /\{"jsonrpc":"2\.0","id":2,"result":\{"content":\[\{"type":"text","text":"Hello, Ada!"\}\]\}\}/;
   }
   if (command.includes('"method":"ping"')) {
-    return /\{"result":\{\},"jsonrpc":"2\.0","id":1\}/;
+    return /\{"jsonrpc":"2\.0","id":1,"result":\{\}\}/;
   }
   if (command.includes('"name":"save_note"')) return /Saved first\.md/;
   if (command.startsWith("deno bundle")) return /Bundled \d+ modules/;
