@@ -66,6 +66,9 @@ export const RPC_ERROR = {
   REQUEST_TIMEOUT: -32001,
 } as const;
 
+/** Microtask turns between a call settling and its answer reaching the transport, with room to spare. */
+const ANSWER_TURNS = 16;
+
 const TOOL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 
 /**
@@ -497,7 +500,9 @@ interface RegisteredTool {
 /** A running call: its abort (timeout, shutdown, cancel) and its settling. */
 interface InFlight {
   abort: LazyAbort;
-  done: Promise<unknown>;
+  /** Settles when the call has its answer (result or error), not when its handler does. */
+  answered: Promise<void>;
+  settle: () => void;
 }
 
 /**
@@ -1057,9 +1062,13 @@ export class ToolServer {
     const run = typeof (outcome as PromiseLike<unknown>)?.then === "function"
       ? Promise.resolve(outcome)
       : undefined;
-    const entry: InFlight | undefined = run &&
-      { abort, done: run.catch(() => {}) };
-    if (entry !== undefined) this.#inFlight.add(entry);
+    let entry: InFlight | undefined;
+    if (run !== undefined) {
+      let settle!: () => void;
+      const answered = new Promise<void>((resolve) => (settle = resolve));
+      entry = { abort, answered, settle };
+      this.#inFlight.add(entry);
+    }
     try {
       // The answer does not wait for a handler that ignores its aborted signal.
       const result = run === undefined ? outcome : await abort.race(run);
@@ -1079,7 +1088,10 @@ export class ToolServer {
       );
     } finally {
       clearTimeout(timer);
-      if (entry !== undefined) this.#inFlight.delete(entry);
+      if (entry !== undefined) {
+        this.#inFlight.delete(entry);
+        entry.settle();
+      }
     }
   }
 
@@ -1188,14 +1200,16 @@ export class ToolServer {
   async #shutdown(): Promise<void> {
     this.#draining = true;
     const grace = this.#options.graceMs ?? 5000;
-    const pending = () => Promise.all([...this.#inFlight].map((f) => f.done));
+    const pending = () =>
+      Promise.all([...this.#inFlight].map((f) => f.answered));
     let timer: ReturnType<typeof setTimeout> | undefined;
     const graceOver = new Promise<void>((
       resolve,
     ) => (timer = setTimeout(resolve, grace)));
     await Promise.race([pending(), graceOver]);
     clearTimeout(timer);
-    for (const call of this.#inFlight) {
+    const late = [...this.#inFlight];
+    for (const call of late) {
       call.abort.abort(
         new ProtocolError(
           RPC_ERROR.INTERNAL_ERROR,
@@ -1203,8 +1217,11 @@ export class ToolServer {
         ),
       );
     }
-    // Aborted calls answer at once (their answers race the abort); let them be written.
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    // Aborted calls answer at once (their answers race the abort).
+    await Promise.all(late.map((call) => call.answered));
+    // An answer reaches the transport a few microtask turns after its call
+    // settles; closing the session then flushes what was sent.
+    for (let turn = 0; turn < ANSWER_TURNS; turn++) await undefined;
     await Promise.all(
       [...this.#connections].map((c) => c.session.close().catch(() => {})),
     );
