@@ -6,3 +6,8 @@ export function jsonType(value: unknown): string {
   if (Array.isArray(value)) return "array";
   return typeof value;
 }
+
+/** Whether a value is a JSON object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -19,6 +19,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { ToolServer } from "./server.ts";
 import type { McpTransport } from "./transport.ts";
 import { jsonType } from "./_json_type.ts";
+import { checkMessage } from "./_jsonrpc.ts";
 
 /**
  * The default limit on one request body: 4 MiB.
@@ -1036,11 +1037,6 @@ async function readBody(
   return new TextDecoder().decode(bytes);
 }
 
-function isId(value: unknown): boolean {
-  return typeof value === "string" ||
-    (typeof value === "number" && Number.isFinite(value));
-}
-
 /** What is wrong with a body's JSON-RPC 2.0 shape, if anything. */
 function checkMessages(body: unknown): string | undefined {
   if (Array.isArray(body)) {
@@ -1048,49 +1044,12 @@ function checkMessages(body: unknown): string | undefined {
       return "expected a JSON-RPC message, got an empty batch";
     }
     for (const [index, message] of body.entries()) {
-      const problem = checkMessage(message);
+      const problem = checkMessage(message)?.problem;
       if (problem !== undefined) return `message ${index}: ${problem}`;
     }
     return undefined;
   }
-  return checkMessage(body);
-}
-
-function checkMessage(value: unknown): string | undefined {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return `expected a JSON-RPC object, got ${jsonType(value)}`;
-  }
-  const message = value as Record<string, unknown>;
-  if (message.jsonrpc !== "2.0") {
-    return `expected "jsonrpc": "2.0", got ${
-      JSON.stringify(message.jsonrpc) ?? "none"
-    }`;
-  }
-  if ("method" in message) {
-    if (typeof message.method !== "string") {
-      return `expected method to be a string, got ${jsonType(message.method)}`;
-    }
-    if ("id" in message && !isId(message.id)) {
-      return `expected id to be a string or number, got ${
-        jsonType(message.id)
-      }`;
-    }
-    const params = message.params;
-    if (
-      params !== undefined &&
-      (typeof params !== "object" || params === null || Array.isArray(params))
-    ) {
-      return `expected params to be an object, got ${jsonType(params)}`;
-    }
-    return undefined;
-  }
-  if (!("id" in message)) {
-    return "expected a method (request or notification) or an id (response)";
-  }
-  if (("result" in message) === ("error" in message)) {
-    return "expected a response to carry exactly one of result and error";
-  }
-  return undefined;
+  return checkMessage(body)?.problem;
 }
 
 function isInitialize(body: unknown): boolean {

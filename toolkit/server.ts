@@ -38,7 +38,7 @@ import type { McpTransport } from "./transport.ts";
 import type { ServeHttpOptions } from "./http.ts";
 import { StdioTransport, type StdioTransportOptions } from "./stdio.ts";
 import { type RequestExtra, type RequestHandler, Session } from "./session.ts";
-import { jsonType } from "./_json_type.ts";
+import { isRecord, jsonType } from "./_json_type.ts";
 import { LazyAbort } from "./_abort.ts";
 
 /**
@@ -801,7 +801,7 @@ export class ToolServer {
       const args = params.arguments;
       if (
         args !== undefined &&
-        (typeof args !== "object" || args === null || Array.isArray(args))
+        !isRecord(args)
       ) {
         // The model chose the arguments: a domain error it can correct.
         return error(
@@ -845,7 +845,7 @@ export class ToolServer {
         const args = params.arguments;
         if (
           args !== undefined &&
-          (typeof args !== "object" || args === null || Array.isArray(args))
+          !isRecord(args)
         ) {
           throw new ProtocolError(
             RPC_ERROR.INVALID_PARAMS,

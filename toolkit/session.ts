@@ -13,7 +13,7 @@
 
 import type { JsonRpcId, JsonRpcMessage, McpTransport } from "./transport.ts";
 import { ProtocolError } from "./resources.ts";
-import { jsonType } from "./_json_type.ts";
+import { isRecord, jsonType } from "./_json_type.ts";
 import { LazyAbort } from "./_abort.ts";
 
 /** The newest protocol version, answered when the client asks for one this server does not know. */
@@ -202,7 +202,7 @@ export class Session {
     this.#answer(id, () => {
       if (
         params !== undefined &&
-        (typeof params !== "object" || params === null || Array.isArray(params))
+        !isRecord(params)
       ) {
         throw new ProtocolError(
           -32602,

@@ -11,7 +11,7 @@
  */
 
 import type { JsonRpcId, JsonRpcMessage, McpTransport } from "./transport.ts";
-import { jsonType } from "./_json_type.ts";
+import { checkMessage } from "./_jsonrpc.ts";
 
 /**
  * The default limit on one incoming message: 16 MiB.
@@ -238,12 +238,20 @@ export class StdioTransport implements McpTransport {
       );
       return;
     }
+    if (Array.isArray(value)) {
+      this.#answerError(
+        null,
+        -32600,
+        "Invalid Request: batches are not supported: send one message per line",
+      );
+      return;
+    }
     const problem = checkMessage(value);
     if (problem !== undefined) {
       this.#answerError(
         problem.id,
         -32600,
-        `Invalid Request: ${problem.message}`,
+        `Invalid Request: ${problem.problem}`,
       );
       return;
     }
@@ -332,83 +340,4 @@ function sniffId(bytes: Uint8Array): JsonRpcId | null {
   } catch {
     return null;
   }
-}
-
-function isId(value: unknown): value is JsonRpcId {
-  return typeof value === "string" ||
-    (typeof value === "number" && Number.isFinite(value));
-}
-
-/** What is wrong with a parsed message's JSON-RPC 2.0 shape, if anything. */
-function checkMessage(
-  value: unknown,
-): { id: JsonRpcId | null; message: string } | undefined {
-  if (Array.isArray(value)) {
-    return {
-      id: null,
-      message: "batches are not supported: send one message per line",
-    };
-  }
-  if (typeof value !== "object" || value === null) {
-    return {
-      id: null,
-      message: `expected a JSON-RPC object, got ${jsonType(value)}`,
-    };
-  }
-  const message = value as Record<string, unknown>;
-  const id = isId(message.id) ? message.id : null;
-  if (message.jsonrpc !== "2.0") {
-    return {
-      id,
-      message: `expected "jsonrpc": "2.0", got ${
-        JSON.stringify(message.jsonrpc) ?? "none"
-      }`,
-    };
-  }
-  if (
-    "id" in message && !isId(message.id) &&
-    !(message.id === null && "error" in message)
-  ) {
-    return {
-      id: null,
-      message: `expected id to be a string or number, got ${
-        jsonType(message.id)
-      }`,
-    };
-  }
-  if ("method" in message) {
-    if (typeof message.method !== "string") {
-      return {
-        id,
-        message: `expected method to be a string, got ${
-          jsonType(message.method)
-        }`,
-      };
-    }
-    const params = message.params;
-    if (
-      params !== undefined &&
-      (typeof params !== "object" || params === null || Array.isArray(params))
-    ) {
-      return {
-        id,
-        message: `expected params to be an object, got ${jsonType(params)}`,
-      };
-    }
-    return undefined;
-  }
-  if (!("id" in message)) {
-    return {
-      id: null,
-      message:
-        "expected a method (request or notification) or an id (response)",
-    };
-  }
-  if (("result" in message) === ("error" in message)) {
-    return {
-      id,
-      message: "expected a response to carry exactly one of result and error",
-    };
-  }
-  return undefined;
 }
