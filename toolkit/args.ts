@@ -74,7 +74,11 @@ export type DecodeResult<T> =
  * ```ts
  * import { ArgumentError } from "@forge/toolkit";
  *
- * throw new ArgumentError([{ path: "limit", message: "expected integer, got 1.5" }]);
+ * function checkLimit(limit: number): void {
+ *   if (!Number.isInteger(limit)) {
+ *     throw new ArgumentError([{ path: "limit", message: `expected integer, got ${limit}` }]);
+ *   }
+ * }
  * ```
  */
 export class ArgumentError extends ToolError {

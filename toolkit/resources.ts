@@ -17,7 +17,9 @@ import type { ContentAnnotations, ResourceContents } from "./result.ts";
  * ```ts
  * import { ProtocolError } from "@forge/toolkit";
  *
- * throw new ProtocolError(-32602, "Unknown prompt: \"x\"");
+ * function unknownPrompt(name: string): never {
+ *   throw new ProtocolError(-32602, `Unknown prompt: ${JSON.stringify(name)}`);
+ * }
  * ```
  */
 export class ProtocolError extends Error {
@@ -43,7 +45,9 @@ export class ProtocolError extends Error {
  * ```ts
  * import { ProtocolError, RESOURCE_NOT_FOUND } from "@forge/toolkit";
  *
- * throw new ProtocolError(RESOURCE_NOT_FOUND, "Resource not found: notes://x");
+ * function notFound(uri: string): never {
+ *   throw new ProtocolError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`);
+ * }
  * ```
  */
 export const RESOURCE_NOT_FOUND: number = -32002;
