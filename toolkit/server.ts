@@ -595,6 +595,8 @@ export class ToolServer {
   #inFlight = new Set<InFlight>();
   #draining = false;
   #closed: Promise<void> | undefined;
+  /** Resolved by `close()`, which `serve()` waits for beside its transport's end. */
+  #stopRequested = Promise.withResolvers<void>();
 
   /**
    * Use {@linkcode createServer} instead.
@@ -1142,6 +1144,12 @@ export class ToolServer {
    * ```
    */
   async serve(options: ServeOptions = {}): Promise<void> {
+    if (this.#closed !== undefined) {
+      // Closed before it served: nothing to open, nothing to wait for.
+      await this.#closed;
+      if (options.exit !== false) Deno.exit(0);
+      return;
+    }
     if (options.http !== undefined) {
       // Loaded on demand so that stdio servers start without the HTTP stack.
       const { serveHttp } = await import("./http.ts");
@@ -1150,7 +1158,7 @@ export class ToolServer {
         handleSignals: options.http.handleSignals ?? options.handleSignals,
       });
       // close() from user code stops the listener too.
-      await Promise.race([http.finished, this.#closedPromise()]);
+      await Promise.race([http.finished, this.#stopRequested.promise]);
       await http.shutdown();
       if (options.exit !== false) Deno.exit(0);
       return;
@@ -1168,18 +1176,13 @@ export class ToolServer {
     });
     try {
       await this.connect(transport);
-      await Promise.race([ended, this.#closedPromise()]);
+      await Promise.race([ended, this.#stopRequested.promise]);
       await this.close();
     } finally {
       for (const signal of signals) Deno.removeSignalListener(signal, stop);
       restoreConsole();
     }
     if (options.exit !== false) Deno.exit(0);
-  }
-
-  #closeRequested: (() => void) | undefined;
-  #closedPromise(): Promise<void> {
-    return new Promise((resolve) => (this.#closeRequested = resolve));
   }
 
   /**
@@ -1193,7 +1196,7 @@ export class ToolServer {
    */
   close(): Promise<void> {
     this.#closed ??= this.#shutdown();
-    this.#closeRequested?.();
+    this.#stopRequested.resolve();
     return this.#closed;
   }
 

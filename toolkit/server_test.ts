@@ -536,3 +536,25 @@ Deno.test("a cancelled call stops counting as in flight even if its handler igno
   release();
   await client.close();
 });
+
+Deno.test("serve() returns when close() is called, also when close() came first", async (t) => {
+  const never = () => new ReadableStream<Uint8Array>({ start() {} });
+  const sink = () => new WritableStream<Uint8Array>();
+  const options = { exit: false, handleSignals: false } as const;
+  await t.step("close() while serving", async () => {
+    const server = createServer({ name: "s", version: "1" });
+    const serving = server.serve({
+      ...options,
+      readable: never(),
+      writable: sink(),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await server.close();
+    await serving;
+  });
+  await t.step("close() before serving", async () => {
+    const server = createServer({ name: "s", version: "1" });
+    await server.close();
+    await server.serve({ ...options, readable: never(), writable: sink() });
+  });
+});
