@@ -19,7 +19,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { ToolServer } from "./server.ts";
 import type { McpTransport } from "./transport.ts";
 import { jsonType } from "./_json_type.ts";
-import { checkMessage } from "./_jsonrpc.ts";
+import { checkMessage, RPC_ERROR } from "./_jsonrpc.ts";
 
 /**
  * The default limit on one request body: 4 MiB.
@@ -85,13 +85,13 @@ const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 const MAX_SWEEP_MS = 60_000;
 const MIN_SWEEP_MS = 10;
 
-/** JSON-RPC error codes used in HTTP error bodies. */
+/** JSON-RPC error codes used in HTTP error bodies: the transport's own beside the standard ones. */
 const CODE = {
   TRANSPORT: -32000,
   SESSION_NOT_FOUND: -32001,
-  PARSE_ERROR: -32700,
-  INVALID_REQUEST: -32600,
-  INTERNAL_ERROR: -32603,
+  PARSE_ERROR: RPC_ERROR.PARSE_ERROR,
+  INVALID_REQUEST: RPC_ERROR.INVALID_REQUEST,
+  INTERNAL_ERROR: RPC_ERROR.INTERNAL_ERROR,
 } as const;
 
 /**

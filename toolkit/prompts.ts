@@ -6,6 +6,7 @@
  */
 
 import type { Completer, RequestContext } from "./resources.ts";
+import { RPC_ERROR } from "./_jsonrpc.ts";
 import { ProtocolError } from "./resources.ts";
 import type { Content } from "./result.ts";
 
@@ -172,7 +173,7 @@ export class PromptRegistry {
     const prompt = this.#prompts.get(name);
     if (prompt === undefined) {
       throw new ProtocolError(
-        -32602,
+        RPC_ERROR.INVALID_PARAMS,
         `Unknown prompt: ${JSON.stringify(name)}`,
       );
     }
@@ -194,7 +195,7 @@ export class PromptRegistry {
     }
     if (problems.length > 0) {
       throw new ProtocolError(
-        -32602,
+        RPC_ERROR.INVALID_PARAMS,
         `Invalid arguments for prompt ${JSON.stringify(name)}: ${
           problems.join("; ")
         }`,

@@ -8,6 +8,7 @@
 
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import type { ContentAnnotations, ResourceContents } from "./result.ts";
+import { RPC_ERROR } from "./_jsonrpc.ts";
 
 /**
  * A JSON-RPC error: thrown from a resource or prompt callback (or by the
@@ -15,10 +16,10 @@ import type { ContentAnnotations, ResourceContents } from "./result.ts";
  *
  * @example
  * ```ts
- * import { ProtocolError } from "@forge/toolkit";
+ * import { ProtocolError, RPC_ERROR } from "@forge/toolkit";
  *
  * function unknownPrompt(name: string): never {
- *   throw new ProtocolError(-32602, `Unknown prompt: ${JSON.stringify(name)}`);
+ *   throw new ProtocolError(RPC_ERROR.INVALID_PARAMS, `Unknown prompt: ${JSON.stringify(name)}`);
  * }
  * ```
  */
@@ -306,7 +307,7 @@ export class ResourceRegistry {
       url = new URL(uri);
     } catch {
       throw new ProtocolError(
-        -32602,
+        RPC_ERROR.INVALID_PARAMS,
         `Invalid resource URI: ${JSON.stringify(uri)}`,
       );
     }

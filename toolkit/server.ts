@@ -40,31 +40,9 @@ import { StdioTransport, type StdioTransportOptions } from "./stdio.ts";
 import { type RequestExtra, type RequestHandler, Session } from "./session.ts";
 import { isRecord, jsonType } from "./_json_type.ts";
 import { LazyAbort } from "./_abort.ts";
+import { RPC_ERROR } from "./_jsonrpc.ts";
 
-/**
- * JSON-RPC error codes the toolkit answers with.
- *
- * @example Assert that an unknown tool is a protocol error
- * ```ts
- * import { createServer, RPC_ERROR } from "@forge/toolkit";
- * import { connect, RpcError } from "@forge/toolkit/testing";
- * import assert from "node:assert/strict";
- *
- * await using client = await connect(createServer({ name: "s", version: "1" }));
- * await assert.rejects(
- *   client.call("missing"),
- *   (e) => e instanceof RpcError && e.code === RPC_ERROR.INVALID_PARAMS,
- * );
- * ```
- */
-export const RPC_ERROR = {
-  PARSE_ERROR: -32700,
-  INVALID_REQUEST: -32600,
-  METHOD_NOT_FOUND: -32601,
-  INVALID_PARAMS: -32602,
-  INTERNAL_ERROR: -32603,
-  REQUEST_TIMEOUT: -32001,
-} as const;
+export { RPC_ERROR } from "./_jsonrpc.ts";
 
 /** Microtask turns between a call settling and its answer reaching the transport, with room to spare. */
 const ANSWER_TURNS = 16;

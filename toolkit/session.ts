@@ -15,6 +15,7 @@ import type { JsonRpcId, JsonRpcMessage, McpTransport } from "./transport.ts";
 import { ProtocolError } from "./resources.ts";
 import { isRecord, jsonType } from "./_json_type.ts";
 import { LazyAbort } from "./_abort.ts";
+import { RPC_ERROR } from "./_jsonrpc.ts";
 
 /** The newest protocol version, answered when the client asks for one this server does not know. */
 export const LATEST_PROTOCOL_VERSION = "2025-11-25";
@@ -137,7 +138,10 @@ export class Session {
   #onclose(): void {
     if (this.#closed) return;
     this.#closed = true;
-    const gone = new ProtocolError(-32000, "Connection closed");
+    const gone = new ProtocolError(
+      RPC_ERROR.CONNECTION_CLOSED,
+      "Connection closed",
+    );
     for (const controller of this.#running.values()) controller.abort(gone);
     for (const pending of this.#pending.values()) pending.reject(gone);
     this.#running.clear();
@@ -192,7 +196,10 @@ export class Session {
     const handler = this.#options.handlers.get(method);
     if (handler === undefined) {
       this.#answer(id, () => {
-        throw new ProtocolError(-32601, `Method not found: ${method}`);
+        throw new ProtocolError(
+          RPC_ERROR.METHOD_NOT_FOUND,
+          `Method not found: ${method}`,
+        );
       });
       return;
     }
@@ -205,7 +212,7 @@ export class Session {
         !isRecord(params)
       ) {
         throw new ProtocolError(
-          -32602,
+          RPC_ERROR.INVALID_PARAMS,
           `Invalid params for ${method}: expected an object, got ${
             jsonType(params)
           }`,
@@ -234,7 +241,9 @@ export class Session {
         jsonrpc: "2.0",
         id,
         error: {
-          code: Number.isSafeInteger(code) ? code as number : -32603,
+          code: Number.isSafeInteger(code)
+            ? code as number
+            : RPC_ERROR.INTERNAL_ERROR,
           message: error instanceof Error ? error.message : String(error),
         },
       };
@@ -252,7 +261,7 @@ export class Session {
     const requested = params.protocolVersion;
     if (typeof requested !== "string") {
       throw new ProtocolError(
-        -32602,
+        RPC_ERROR.INVALID_PARAMS,
         "Invalid params for initialize: protocolVersion: expected string",
       );
     }
@@ -321,7 +330,7 @@ export class Session {
         done();
         reject(
           new ProtocolError(
-            -32001,
+            RPC_ERROR.REQUEST_TIMEOUT,
             `Request timed out: ${method} got no answer in ${REQUEST_TIMEOUT_MS} ms`,
           ),
         );

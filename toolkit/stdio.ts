@@ -11,7 +11,7 @@
  */
 
 import type { JsonRpcId, JsonRpcMessage, McpTransport } from "./transport.ts";
-import { checkMessage } from "./_jsonrpc.ts";
+import { checkMessage, RPC_ERROR } from "./_jsonrpc.ts";
 
 /**
  * The default limit on one incoming message: 16 MiB.
@@ -209,7 +209,7 @@ export class StdioTransport implements McpTransport {
   #tooLarge(id: JsonRpcId | null, bytes: number): void {
     this.#answerError(
       id,
-      -32600,
+      RPC_ERROR.INVALID_REQUEST,
       `Invalid Request: message of ${bytes} bytes exceeds the limit of ${this.#maxBytes} bytes`,
     );
   }
@@ -221,7 +221,7 @@ export class StdioTransport implements McpTransport {
     } catch {
       this.#answerError(
         null,
-        -32700,
+        RPC_ERROR.PARSE_ERROR,
         "Parse error: the message is not valid UTF-8",
       );
       return;
@@ -233,7 +233,7 @@ export class StdioTransport implements McpTransport {
     } catch (error) {
       this.#answerError(
         null,
-        -32700,
+        RPC_ERROR.PARSE_ERROR,
         `Parse error: ${(error as Error).message}`,
       );
       return;
@@ -241,7 +241,7 @@ export class StdioTransport implements McpTransport {
     if (Array.isArray(value)) {
       this.#answerError(
         null,
-        -32600,
+        RPC_ERROR.INVALID_REQUEST,
         "Invalid Request: batches are not supported: send one message per line",
       );
       return;
@@ -250,7 +250,7 @@ export class StdioTransport implements McpTransport {
     if (problem !== undefined) {
       this.#answerError(
         problem.id,
-        -32600,
+        RPC_ERROR.INVALID_REQUEST,
         `Invalid Request: ${problem.problem}`,
       );
       return;
