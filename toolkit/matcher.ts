@@ -36,6 +36,7 @@
  */
 
 import { checkPattern, PATTERN_VERBS } from "../validate/pattern.ts";
+import { typeName } from "./_json_type.ts";
 
 /**
  * What a host does with a call: run it, ask the user, or refuse it.
@@ -1220,10 +1221,4 @@ function greedyMatch<S, V>(
   }
   while (s < steps.length && steps[s] === ANY) s++;
   return s === steps.length;
-}
-
-function typeName(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value;
 }

@@ -44,6 +44,7 @@
  */
 
 import { ToolError } from "./result.ts";
+import { typeName } from "./_json_type.ts";
 
 // The characters a pattern target escapes so a saved rule never becomes a
 // wildcard by accident.
@@ -1020,10 +1021,4 @@ function listWords(words: readonly string[]): string {
   return words.length === 1
     ? words[0]
     : `${words.slice(0, -1).join(", ")} or ${words[words.length - 1]}`;
-}
-
-function typeName(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value;
 }
