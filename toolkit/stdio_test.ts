@@ -8,6 +8,21 @@ function assertAllJsonRpc(server: Spawned): void {
   }
 }
 
+/** One `tools/call` request as a stdin line. */
+function toolCall(
+  id: number,
+  name: string,
+  args: Record<string, unknown>,
+): string {
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name, arguments: args },
+  }) +
+    "\n";
+}
+
 async function stop(server: Spawned): Promise<Deno.CommandStatus> {
   await server.closeStdin().catch(() => {});
   return await server.status;
@@ -277,12 +292,7 @@ Deno.test("serve() answers 1000 concurrent calls", async () => {
 Deno.test("serve() on stdin EOF writes the in-flight answer, then exits 0", async () => {
   const server = await spawnServer();
   await server.write(
-    JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: { name: "slow", arguments: { ms: 300 } },
-    }) + "\n",
+    toolCall(1, "slow", { ms: 300 }),
   );
   await new Promise((resolve) => setTimeout(resolve, 50));
   const status = await stop(server);
@@ -296,23 +306,13 @@ Deno.test("serve() on stdin EOF writes the in-flight answer, then exits 0", asyn
 Deno.test("serve() on SIGTERM writes the in-flight answer, refuses new calls, then exits 0", async () => {
   const server = await spawnServer();
   await server.write(
-    JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: { name: "slow", arguments: { ms: 400 } },
-    }) + "\n",
+    toolCall(1, "slow", { ms: 400 }),
   );
   await new Promise((resolve) => setTimeout(resolve, 50));
   server.kill("SIGTERM");
   await new Promise((resolve) => setTimeout(resolve, 50));
   await server.write(
-    JSON.stringify({
-      jsonrpc: "2.0",
-      id: 2,
-      method: "tools/call",
-      params: { name: "echo", arguments: { text: "late" } },
-    }) + "\n",
+    toolCall(2, "echo", { text: "late" }),
   ).catch(() => {});
   const status = await server.status;
   assert.equal(status.code, 0);
@@ -327,12 +327,7 @@ Deno.test("serve() on SIGTERM writes the in-flight answer, refuses new calls, th
 Deno.test("serve() aborts calls still running after the grace period and still answers them", async () => {
   const server = await spawnServer({ GRACE_MS: "100" });
   await server.write(
-    JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: { name: "slow", arguments: { ms: 60_000 } },
-    }) + "\n",
+    toolCall(1, "slow", { ms: 60_000 }),
   );
   await new Promise((resolve) => setTimeout(resolve, 50));
   const started = performance.now();
