@@ -19,7 +19,7 @@ import {
   ResourceRegistry,
   type ResourceTemplateDefinition,
 } from "./resources.ts";
-import { decode, formatProblems } from "./args.ts";
+import { decode, type DecodeResult, formatProblems } from "./args.ts";
 import {
   answersProbes,
   META_PERMISSION_PATTERNS,
@@ -520,11 +520,8 @@ export interface ServeOptions extends StdioTransportOptions {
 }
 
 /** What the SDK hands a `tools/call` handler, as far as the toolkit uses it. */
-interface CallParams {
-  name: string;
-  arguments?: Record<string, unknown>;
-  _meta?: Record<string, unknown>;
-}
+/** The `meta` of a call without `_meta`: one frozen object, not one per call. */
+const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
 
 type CallExtra = RequestExtra;
 
@@ -790,7 +787,7 @@ export class ToolServer {
           }:\narguments: expected object, got ${jsonType(args)}`,
         );
       }
-      return this.#call(connection, { ...params, name } as CallParams, extra);
+      return this.#call(connection, name, params, extra);
     });
     if (capabilities.resources) {
       handle("resources/list", async (_, extra) => ({
@@ -973,19 +970,26 @@ export class ToolServer {
     }
   }
 
-  async #call(
+  /**
+   * Runs a call. A call whose arguments decode synchronously and whose
+   * handler returns a plain result is answered without a promise, so nothing
+   * of it outlives the turn it arrived in (less garbage, and far less that
+   * survives into the old generation under load).
+   */
+  #call(
     connection: Connection,
-    params: CallParams,
+    name: string,
+    params: Record<string, unknown>,
     extra: CallExtra,
-  ): Promise<CallToolResult> {
-    const tool = this.#tools.get(params.name);
+  ): CallToolResult | Promise<CallToolResult> {
+    const tool = this.#tools.get(name);
     if (tool === undefined) {
       throw new ProtocolError(
         RPC_ERROR.INVALID_PARAMS,
-        `Unknown tool: ${JSON.stringify(params.name)}`,
+        `Unknown tool: ${JSON.stringify(name)}`,
       );
     }
-    const meta = params._meta ?? {};
+    const meta = (params._meta ?? NO_META) as Record<string, unknown>;
     const probeFlag = meta[META_PERMISSION_PATTERNS];
     if (probeFlag !== undefined && probeFlag !== false) {
       if (probeFlag !== true) {
@@ -999,7 +1003,7 @@ export class ToolServer {
       if (!tool.probe) {
         throw new ProtocolError(
           RPC_ERROR.INVALID_PARAMS,
-          `Tool ${params.name} does not support permission-pattern probes: it has no side effects to approve`,
+          `Tool ${name} does not support permission-pattern probes: it has no side effects to approve`,
         );
       }
     }
@@ -1009,20 +1013,50 @@ export class ToolServer {
         "Server is shutting down: the call was not started",
       );
     }
-    let decoded = decode(
+    const decoded = decode(
       params.arguments,
       tool.listed.inputSchema,
       tool.schema,
     );
-    if (decoded instanceof Promise) decoded = await decoded;
-    if (!decoded.ok) {
-      return error(formatProblems(decoded.problems, { tool: params.name }));
-    }
+    return decoded instanceof Promise
+      ? decoded.then((settled) =>
+        this.#invoke(connection, tool, meta, settled, extra)
+      )
+      : this.#invoke(connection, tool, meta, decoded, extra);
+  }
 
+  #invoke(
+    connection: Connection,
+    tool: RegisteredTool,
+    meta: Record<string, unknown>,
+    decoded: DecodeResult<unknown>,
+    extra: CallExtra,
+  ): CallToolResult | Promise<CallToolResult> {
+    if (!decoded.ok) {
+      return error(formatProblems(decoded.problems, { tool: tool.def.name }));
+    }
     const abort = new LazyAbort();
     // A cancelled call gets no answer; aborting settles it so it stops counting as in flight.
     extra.onabort((reason) => abort.abort(reason));
     const ctx = new CallContext(connection, tool.def.name, meta, abort, extra);
+    let outcome: unknown;
+    try {
+      outcome = tool.def.handler(decoded.value, ctx);
+    } catch (cause) {
+      return this.#failed(tool, abort, cause);
+    }
+    if (typeof (outcome as PromiseLike<unknown> | null)?.then !== "function") {
+      // Answered synchronously: never in flight, nothing to time out.
+      return this.#checked(tool, abort, outcome);
+    }
+    return this.#settle(tool, abort, outcome as PromiseLike<unknown>);
+  }
+
+  async #settle(
+    tool: RegisteredTool,
+    abort: LazyAbort,
+    run: PromiseLike<unknown>,
+  ): Promise<CallToolResult> {
     const timeoutMs = tool.def.timeoutMs ?? this.#options.timeoutMs;
     const timer = timeoutMs === undefined ? undefined : setTimeout(() => {
       abort.abort(
@@ -1032,82 +1066,62 @@ export class ToolServer {
         ),
       );
     }, timeoutMs);
-    let outcome: CallToolResult | Promise<CallToolResult>;
-    try {
-      outcome = tool.def.handler(decoded.value, ctx);
-    } catch (cause) {
-      outcome = Promise.reject(cause);
-    }
-    // A handler that answered synchronously was never in flight.
-    const run = typeof (outcome as PromiseLike<unknown>)?.then === "function"
-      ? Promise.resolve(outcome)
-      : undefined;
-    let entry: InFlight | undefined;
-    if (run !== undefined) {
-      let settle!: () => void;
-      const answered = new Promise<void>((resolve) => (settle = resolve));
-      entry = { abort, answered, settle };
-      this.#inFlight.add(entry);
-    }
+    let settle!: () => void;
+    const answered = new Promise<void>((resolve) => (settle = resolve));
+    const entry: InFlight = { abort, answered, settle };
+    this.#inFlight.add(entry);
     try {
       // The answer does not wait for a handler that ignores its aborted signal.
-      const result = run === undefined ? outcome : await abort.race(run);
-      return await this.#checkResult(tool, result);
+      const result = await abort.race(Promise.resolve(run));
+      return await this.#checked(tool, abort, result);
     } catch (cause) {
-      if (cause instanceof ToolError) return error(cause.message);
-      if (cause instanceof ProtocolError) throw cause;
-      // A cancelled call gets no answer; nothing to report.
-      if (abort.aborted && !(abort.reason instanceof ProtocolError)) {
-        throw cause;
-      }
-      const message = cause instanceof Error ? cause.message : String(cause);
-      console.error(`Tool ${tool.def.name} failed:`, cause);
-      throw new ProtocolError(
-        RPC_ERROR.INTERNAL_ERROR,
-        `Tool ${tool.def.name} failed: ${message}`,
-      );
+      return this.#failed(tool, abort, cause);
     } finally {
       clearTimeout(timer);
-      if (entry !== undefined) {
-        this.#inFlight.delete(entry);
-        entry.settle();
-      }
+      this.#inFlight.delete(entry);
+      settle();
     }
   }
 
-  async #checkResult(
+  /** The handler's result once checked, or what its failure turns into. */
+  #checked(
     tool: RegisteredTool,
+    abort: LazyAbort,
     result: unknown,
-  ): Promise<CallToolResult> {
-    if (
-      typeof result !== "object" || result === null ||
-      !Array.isArray((result as CallToolResult).content)
-    ) {
-      throw new Error(
-        `invalid result: expected { content: [...] } (use text(), json() or error()), got ${
-          jsonType(result)
-        }`,
-      );
+  ): CallToolResult | Promise<CallToolResult> {
+    let checked: CallToolResult | Promise<CallToolResult>;
+    try {
+      checked = checkResult(tool, result);
+    } catch (cause) {
+      return this.#failed(tool, abort, cause);
     }
-    const call = result as CallToolResult;
-    if (tool.listed.outputSchema !== undefined && !call.isError) {
-      if (call.structuredContent === undefined) {
-        throw new Error(
-          "invalid result: the tool declares an output schema but returned no structuredContent",
-        );
-      }
-      if (tool.output !== undefined) {
-        let checked = tool.output["~standard"].validate(call.structuredContent);
-        if (checked instanceof Promise) checked = await checked;
-        if (checked.issues !== undefined) {
-          const problems = checked.issues.map((i) => i.message).join("; ");
-          throw new Error(
-            `invalid result: structuredContent does not match the output schema: ${problems}`,
-          );
-        }
-      }
+    return checked instanceof Promise
+      ? checked.catch((cause) => this.#failed(tool, abort, cause))
+      : checked;
+  }
+
+  /**
+   * What a failed call answers: a `ToolError` is the model's to read (a
+   * domain error); anything else is the server's fault (-32603), logged to
+   * stderr with its stack.
+   */
+  #failed(
+    tool: RegisteredTool,
+    abort: LazyAbort,
+    cause: unknown,
+  ): CallToolResult {
+    if (cause instanceof ToolError) return error(cause.message);
+    if (cause instanceof ProtocolError) throw cause;
+    // A cancelled call gets no answer; nothing to report.
+    if (abort.aborted && !(abort.reason instanceof ProtocolError)) {
+      throw cause;
     }
-    return call;
+    const message = cause instanceof Error ? cause.message : String(cause);
+    console.error(`Tool ${tool.def.name} failed:`, cause);
+    throw new ProtocolError(
+      RPC_ERROR.INTERNAL_ERROR,
+      `Tool ${tool.def.name} failed: ${message}`,
+    );
   }
 
   /**
@@ -1452,4 +1466,46 @@ export function createServer(
   options: ServerOptions = {},
 ): ToolServer {
   return new ToolServer(info, options);
+}
+
+/** Checks a handler's result: its shape, and its `structuredContent` against the output schema. */
+function checkResult(
+  tool: RegisteredTool,
+  result: unknown,
+): CallToolResult | Promise<CallToolResult> {
+  if (
+    typeof result !== "object" || result === null ||
+    !Array.isArray((result as CallToolResult).content)
+  ) {
+    throw new Error(
+      `invalid result: expected { content: [...] } (use text(), json() or error()), got ${
+        jsonType(result)
+      }`,
+    );
+  }
+  const call = result as CallToolResult;
+  if (tool.listed.outputSchema === undefined || call.isError) return call;
+  if (call.structuredContent === undefined) {
+    throw new Error(
+      "invalid result: the tool declares an output schema but returned no structuredContent",
+    );
+  }
+  if (tool.output === undefined) return call;
+  const checked = tool.output["~standard"].validate(call.structuredContent);
+  return checked instanceof Promise
+    ? checked.then((settled) => matchesOutput(call, settled))
+    : matchesOutput(call, checked);
+}
+
+function matchesOutput(
+  call: CallToolResult,
+  checked: { readonly issues?: readonly { readonly message: string }[] },
+): CallToolResult {
+  if (checked.issues !== undefined) {
+    const problems = checked.issues.map((i) => i.message).join("; ");
+    throw new Error(
+      `invalid result: structuredContent does not match the output schema: ${problems}`,
+    );
+  }
+  return call;
 }

@@ -185,74 +185,62 @@ export class Session {
     method: string,
     params: Record<string, unknown> | undefined,
   ): void {
-    if (method === "initialize") {
-      this.#answer(id, () => this.#initialize(params ?? {}));
-      return;
-    }
-    if (method === "ping") {
-      this.#answer(id, () => ({}));
-      return;
-    }
-    const handler = this.#options.handlers.get(method);
-    if (handler === undefined) {
-      this.#answer(id, () => {
-        throw new ProtocolError(
-          RPC_ERROR.METHOD_NOT_FOUND,
-          `Method not found: ${method}`,
-        );
-      });
-      return;
-    }
     const controller = new LazyAbort();
+    let outcome: unknown;
+    try {
+      outcome = this.#run(id, method, params, controller);
+    } catch (error) {
+      this.#reply(errorAnswer(id, error), controller);
+      return;
+    }
+    if (!isThenable(outcome)) {
+      // Answered at once: nothing of the request outlives this turn, and a
+      // cancellation cannot arrive before the answer.
+      this.#reply(resultAnswer(id, outcome), controller);
+      return;
+    }
     this.#running.set(id, controller);
-    const extra = new Extra(this, id, controller);
-    this.#answer(id, () => {
-      if (
-        params !== undefined &&
-        !isRecord(params)
-      ) {
-        throw new ProtocolError(
-          RPC_ERROR.INVALID_PARAMS,
-          `Invalid params for ${method}: expected an object, got ${
-            jsonType(params)
-          }`,
-        );
-      }
-      return handler(params ?? {}, extra);
-    }, controller);
+    Promise.resolve(outcome).then(
+      (result) => this.#settle(resultAnswer(id, result), controller),
+      (error) => this.#settle(errorAnswer(id, error), controller),
+    );
   }
 
-  async #answer(
+  #run(
     id: JsonRpcId,
-    run: () => unknown,
-    controller?: LazyAbort,
-  ): Promise<void> {
-    let message: JsonRpcMessage;
-    try {
-      const result = await run();
-      message = {
-        jsonrpc: "2.0",
-        id,
-        result: (result ?? {}) as Record<string, unknown>,
-      };
-    } catch (error) {
-      const code = (error as { code?: unknown })?.code;
-      message = {
-        jsonrpc: "2.0",
-        id,
-        error: {
-          code: Number.isSafeInteger(code)
-            ? code as number
-            : RPC_ERROR.INTERNAL_ERROR,
-          message: error instanceof Error ? error.message : String(error),
-        },
-      };
-    } finally {
-      this.#running.delete(id);
+    method: string,
+    params: Record<string, unknown> | undefined,
+    controller: LazyAbort,
+  ): unknown {
+    if (method === "initialize") return this.#initialize(params ?? {});
+    if (method === "ping") return {};
+    const handler = this.#options.handlers.get(method);
+    if (handler === undefined) {
+      throw new ProtocolError(
+        RPC_ERROR.METHOD_NOT_FOUND,
+        `Method not found: ${method}`,
+      );
     }
+    if (params !== undefined && !isRecord(params)) {
+      throw new ProtocolError(
+        RPC_ERROR.INVALID_PARAMS,
+        `Invalid params for ${method}: expected an object, got ${
+          jsonType(params)
+        }`,
+      );
+    }
+    return handler(params ?? {}, new Extra(this, id, controller));
+  }
+
+  #settle(message: JsonRpcMessage, controller: LazyAbort): void {
+    this.#running.delete((message as { id: JsonRpcId }).id);
+    this.#reply(message, controller);
+  }
+
+  #reply(message: JsonRpcMessage, controller: LazyAbort): void {
     // A cancelled request gets no answer, as MCP says.
-    if (controller?.aborted || this.#closed) return;
-    await this.#transport.send(message).catch((error) =>
+    if (controller.aborted || this.#closed) return;
+    this.#transport.send(message).catch((error) =>
       this.#transport.onerror?.(error)
     );
   }
@@ -393,4 +381,31 @@ class Extra implements RequestExtra {
       this.#abort,
     );
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === "function";
+}
+
+function resultAnswer(id: JsonRpcId, result: unknown): JsonRpcMessage {
+  return {
+    jsonrpc: "2.0",
+    id,
+    result: (result ?? {}) as Record<string, unknown>,
+  };
+}
+
+/** A thrown error with a numeric `code` keeps it; anything else is -32603. */
+function errorAnswer(id: JsonRpcId, error: unknown): JsonRpcMessage {
+  const code = (error as { code?: unknown } | null)?.code;
+  return {
+    jsonrpc: "2.0",
+    id,
+    error: {
+      code: Number.isSafeInteger(code)
+        ? code as number
+        : RPC_ERROR.INTERNAL_ERROR,
+      message: error instanceof Error ? error.message : String(error),
+    },
+  };
 }
