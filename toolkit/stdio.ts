@@ -31,6 +31,7 @@ export const DEFAULT_MAX_MESSAGE_BYTES: number = 16 * 1024 * 1024;
 const NEWLINE = 0x0a;
 const BATCH_TURNS = 16;
 const ID_SNIFF_BYTES = 4096;
+const READ_BUFFER_BYTES = 64 * 1024;
 
 /**
  * Options for {@linkcode StdioTransport}.
@@ -102,7 +103,10 @@ export class StdioTransport implements McpTransport {
   #maxBytes: number;
   #readable: ReadableStream<Uint8Array> | undefined;
   #writable: WritableStream<Uint8Array> | undefined;
-  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  #reader:
+    | ReadableStreamBYOBReader
+    | ReadableStreamDefaultReader<Uint8Array>
+    | undefined;
   #writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
   #pending: Uint8Array[] = [];
   #pendingBytes = 0;
@@ -133,7 +137,14 @@ export class StdioTransport implements McpTransport {
   /** Starts reading messages. */
   start(): Promise<void> {
     const readable = this.#readable ?? Deno.stdin.readable;
-    this.#reader = readable.getReader();
+    try {
+      // A byte stream (stdin is one) reads into one reused buffer; its default
+      // reader would allocate 64 KiB per read, which piles up outside the JS
+      // heap between collections when messages arrive one at a time.
+      this.#reader = readable.getReader({ mode: "byob" });
+    } catch {
+      this.#reader = readable.getReader();
+    }
     this.#writer = (this.#writable ?? Deno.stdout.writable).getWriter();
     this.#readLoop();
     return Promise.resolve();
@@ -142,10 +153,21 @@ export class StdioTransport implements McpTransport {
   async #readLoop(): Promise<void> {
     const reader = this.#reader!;
     try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        this.#receive(value);
+      if (reader instanceof ReadableStreamBYOBReader) {
+        let buffer = new Uint8Array(READ_BUFFER_BYTES);
+        for (;;) {
+          const { value, done } = await reader.read(buffer);
+          if (done) break;
+          this.#receive(value);
+          // The read handed the buffer back as `value`; the next read reuses it.
+          buffer = new Uint8Array(value.buffer);
+        }
+      } else {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          this.#receive(value);
+        }
       }
       // A last message without a trailing newline still counts.
       if (this.#pendingBytes > 0 || this.#skipping) {
@@ -173,7 +195,8 @@ export class StdioTransport implements McpTransport {
       this.#skipping.bytes += part.length;
       return;
     }
-    this.#pending.push(part);
+    // A copy: the read buffer is reused for the next chunk.
+    this.#pending.push(part.slice());
     this.#pendingBytes += part.length;
     if (this.#pendingBytes > this.#maxBytes) {
       this.#skipping = {

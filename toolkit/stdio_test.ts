@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { type Spawned, spawnServer } from "./testdata/e2e.ts";
+import { StdioTransport } from "./stdio.ts";
 
 function assertAllJsonRpc(server: Spawned): void {
   for (const line of server.lines) {
@@ -340,4 +341,61 @@ Deno.test("serve() aborts calls still running after the grace period and still a
   const answer = server.lines.map((l) => JSON.parse(l)).find((m) => m.id === 1);
   assert.equal(answer?.error?.code, -32603);
   assert.match(answer?.error?.message, /shut down before the tool finished/);
+});
+
+/** A byte stream that writes each piece into the reader's own buffer, as stdin does. */
+function byteStream(pieces: string[]): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  const queue = pieces.map((piece) => encoder.encode(piece));
+  return new ReadableStream({
+    type: "bytes",
+    pull(controller) {
+      const piece = queue.shift();
+      if (piece === undefined) {
+        controller.close();
+        controller.byobRequest?.respond(0);
+        return;
+      }
+      const request = controller.byobRequest!;
+      const view = request.view as Uint8Array;
+      view.set(piece);
+      request.respond(piece.length);
+    },
+  });
+}
+
+async function receiveAll(
+  readable: ReadableStream<Uint8Array>,
+): Promise<unknown[]> {
+  const received: unknown[] = [];
+  const transport = new StdioTransport({
+    readable,
+    writable: new WritableStream(),
+  });
+  const ended = new Promise<void>((resolve) => (transport.onend = resolve));
+  transport.onmessage = (message) => received.push(message);
+  await transport.start();
+  await ended;
+  await transport.close();
+  return received;
+}
+
+Deno.test("StdioTransport reassembles messages split across reads", async (t) => {
+  const first = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+  const second = '{"jsonrpc":"2.0","id":"two","method":"tools/list"}';
+  const pieces = [
+    first.slice(0, 10),
+    first.slice(10) + "\n" + second.slice(0, 25),
+    second.slice(25, 40),
+    second.slice(40) + "\n",
+  ];
+  const expected = [JSON.parse(first), JSON.parse(second)];
+  await t.step("from a byte stream whose read buffer is reused", async () => {
+    assert.deepEqual(await receiveAll(byteStream(pieces)), expected);
+  });
+  await t.step("from a stream of chunks", async () => {
+    const encoder = new TextEncoder();
+    const chunks = ReadableStream.from(pieces.map((p) => encoder.encode(p)));
+    assert.deepEqual(await receiveAll(chunks), expected);
+  });
 });
