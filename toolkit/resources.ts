@@ -6,9 +6,9 @@
  * @module
  */
 
-import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import type { ContentAnnotations, ResourceContents } from "./result.ts";
 import { RPC_ERROR } from "./_jsonrpc.ts";
+import { UriTemplate } from "./_uri_template.ts";
 
 /**
  * A JSON-RPC error: thrown from a resource or prompt callback (or by the
