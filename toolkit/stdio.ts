@@ -60,13 +60,13 @@ export interface StdioTransportOptions {
   /**
    * Where messages come from.
    *
-   * @default {Deno.stdin.readable}
+   * @default {Deno.stdin}
    */
   readable?: ReadableStream<Uint8Array>;
   /**
    * Where messages go.
    *
-   * @default {Deno.stdout.writable}
+   * @default {Deno.stdout}
    */
   writable?: WritableStream<Uint8Array>;
 }
@@ -103,11 +103,8 @@ export class StdioTransport implements McpTransport {
   #maxBytes: number;
   #readable: ReadableStream<Uint8Array> | undefined;
   #writable: WritableStream<Uint8Array> | undefined;
-  #reader:
-    | ReadableStreamBYOBReader
-    | ReadableStreamDefaultReader<Uint8Array>
-    | undefined;
-  #writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
+  #source: ByteSource | undefined;
+  #sink: ByteSink | undefined;
   #pending: Uint8Array[] = [];
   #pendingBytes = 0;
   #skipping: { id: JsonRpcId | null; bytes: number } | undefined;
@@ -136,38 +133,26 @@ export class StdioTransport implements McpTransport {
 
   /** Starts reading messages. */
   start(): Promise<void> {
-    const readable = this.#readable ?? Deno.stdin.readable;
-    try {
-      // A byte stream (stdin is one) reads into one reused buffer; its default
-      // reader would allocate 64 KiB per read, which piles up outside the JS
-      // heap between collections when messages arrive one at a time.
-      this.#reader = readable.getReader({ mode: "byob" });
-    } catch {
-      this.#reader = readable.getReader();
-    }
-    this.#writer = (this.#writable ?? Deno.stdout.writable).getWriter();
+    this.#source = this.#readable === undefined
+      ? stdinSource()
+      : streamSource(this.#readable);
+    this.#sink = this.#writable === undefined
+      ? stdoutSink()
+      : streamSink(this.#writable);
     this.#readLoop();
     return Promise.resolve();
   }
 
   async #readLoop(): Promise<void> {
-    const reader = this.#reader!;
+    const source = this.#source!;
     try {
-      if (reader instanceof ReadableStreamBYOBReader) {
-        let buffer = new Uint8Array(READ_BUFFER_BYTES);
-        for (;;) {
-          const { value, done } = await reader.read(buffer);
-          if (done) break;
-          this.#receive(value);
-          // The read handed the buffer back as `value`; the next read reuses it.
-          buffer = new Uint8Array(value.buffer);
-        }
-      } else {
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          this.#receive(value);
-        }
+      let buffer = new Uint8Array(READ_BUFFER_BYTES);
+      for (;;) {
+        const chunk = await source.read(buffer);
+        if (chunk === null) break;
+        this.#receive(chunk);
+        // The next read reuses the buffer the bytes arrived in.
+        buffer = new Uint8Array(chunk.buffer as ArrayBuffer);
       }
       // A last message without a trailing newline still counts.
       if (this.#pendingBytes > 0 || this.#skipping) {
@@ -317,7 +302,7 @@ export class StdioTransport implements McpTransport {
       const batch = this.#batch;
       this.#batch = undefined;
       try {
-        await this.#writer!.write(this.#encoder.encode(batch.lines.join("")));
+        await this.#sink!.write(this.#encoder.encode(batch.lines.join("")));
         batch.resolve();
       } catch (error) {
         batch.reject(error as Error);
@@ -332,10 +317,85 @@ export class StdioTransport implements McpTransport {
     if (this.#closed) return;
     while (this.#flushing !== undefined) await this.#flushing;
     this.#closed = true;
-    await this.#reader?.cancel().catch(() => {});
-    this.#writer?.releaseLock();
+    await this.#source?.cancel();
+    this.#sink?.release();
     this.onclose?.();
   }
+}
+
+/** Where bytes come from: a view of the bytes read (into `buffer` when it can), or `null` at the end. */
+interface ByteSource {
+  read(buffer: Uint8Array): Promise<Uint8Array | null>;
+  cancel(): Promise<void>;
+}
+
+/** Where bytes go. */
+interface ByteSink {
+  write(bytes: Uint8Array): Promise<void>;
+  release(): void;
+}
+
+// Stdin and stdout are read and written directly: their web streams cost
+// about 6 ms of start-up (the streams implementation loads on first use) and
+// a few promises per chunk.
+function stdinSource(): ByteSource {
+  return {
+    async read(buffer) {
+      const read = await Deno.stdin.read(buffer);
+      return read === null ? null : buffer.subarray(0, read);
+    },
+    cancel() {
+      try {
+        // Interrupts a pending read, so the process can exit.
+        Deno.stdin.close();
+      } catch {
+        // Already closed.
+      }
+      return Promise.resolve();
+    },
+  };
+}
+
+function stdoutSink(): ByteSink {
+  return {
+    async write(bytes) {
+      let written = 0;
+      while (written < bytes.length) {
+        written += await Deno.stdout.write(bytes.subarray(written));
+      }
+    },
+    release() {},
+  };
+}
+
+function streamSource(readable: ReadableStream<Uint8Array>): ByteSource {
+  let byob: ReadableStreamBYOBReader | undefined;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  try {
+    // A byte stream reads into the caller's buffer; its default reader would
+    // allocate a chunk per read, which piles up outside the JS heap between
+    // collections when messages arrive one at a time.
+    byob = readable.getReader({ mode: "byob" });
+  } catch {
+    reader = readable.getReader();
+  }
+  return {
+    async read(buffer) {
+      const { value, done } = byob !== undefined
+        ? await byob.read(buffer)
+        : await reader!.read();
+      return done ? null : value;
+    },
+    cancel: () => (byob ?? reader)!.cancel().catch(() => {}),
+  };
+}
+
+function streamSink(writable: WritableStream<Uint8Array>): ByteSink {
+  const writer = writable.getWriter();
+  return {
+    write: (bytes) => writer.write(bytes),
+    release: () => writer.releaseLock(),
+  };
 }
 
 function concat(parts: Uint8Array[], length: number): Uint8Array {
