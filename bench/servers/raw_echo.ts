@@ -75,10 +75,16 @@ function reply(line: string): string | undefined {
 
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
-const out = Deno.stdout.writable.getWriter();
+// Stdin and stdout directly, not their web streams (which load the streams
+// implementation at start-up and cost promises per chunk): the same I/O the
+// toolkit does, so that the floor is a floor.
+const buffer = new Uint8Array(64 * 1024);
 let carry: Uint8Array[] = [];
 let carried = 0;
-for await (const chunk of Deno.stdin.readable) {
+for (;;) {
+  const read = await Deno.stdin.read(buffer);
+  if (read === null) break;
+  const chunk = buffer.subarray(0, read);
   const replies: string[] = [];
   let start = 0;
   for (
@@ -106,9 +112,15 @@ for await (const chunk of Deno.stdin.readable) {
     start = newline + 1;
   }
   if (start < chunk.length) {
-    carry.push(chunk.subarray(start));
+    // A copy: the buffer is reused by the next read.
+    carry.push(chunk.slice(start));
     carried += chunk.length - start;
   }
-  if (replies.length > 0) await out.write(encoder.encode(replies.join("")));
+  if (replies.length > 0) {
+    const bytes = encoder.encode(replies.join(""));
+    let written = 0;
+    while (written < bytes.length) {
+      written += await Deno.stdout.write(bytes.subarray(written));
+    }
+  }
 }
-await out.close();
