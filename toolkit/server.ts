@@ -475,14 +475,6 @@ interface RegisteredTool {
   probe: boolean;
 }
 
-/** A running call: its abort (timeout, shutdown, cancel) and its settling. */
-interface InFlight {
-  abort: LazyAbort;
-  /** Settles when the call has its answer (result or error), not when its handler does. */
-  answered: Promise<void>;
-  settle: () => void;
-}
-
 /**
  * Options for {@linkcode ToolServer.serve}.
  *
@@ -567,7 +559,10 @@ export class ToolServer {
   #prompts = new PromptRegistry();
   #listed: ListedTool[] | undefined;
   #connections = new Set<Connection>();
-  #inFlight = new Set<InFlight>();
+  /** Calls whose handlers are running, until each has its answer. */
+  #inFlight = new Set<LazyAbort>();
+  /** Resolves the wait for `#inFlight` to empty, during shutdown. */
+  #idle: (() => void) | undefined;
   #draining = false;
   #closed: Promise<void> | undefined;
   /** Resolved by `close()`, which `serve()` waits for beside its transport's end. */
@@ -1066,10 +1061,7 @@ export class ToolServer {
         ),
       );
     }, timeoutMs);
-    let settle!: () => void;
-    const answered = new Promise<void>((resolve) => (settle = resolve));
-    const entry: InFlight = { abort, answered, settle };
-    this.#inFlight.add(entry);
+    this.#inFlight.add(abort);
     try {
       // The answer does not wait for a handler that ignores its aborted signal.
       const result = await abort.race(Promise.resolve(run));
@@ -1078,8 +1070,8 @@ export class ToolServer {
       return this.#failed(tool, abort, cause);
     } finally {
       clearTimeout(timer);
-      this.#inFlight.delete(entry);
-      settle();
+      this.#inFlight.delete(abort);
+      if (this.#inFlight.size === 0) this.#idle?.();
     }
   }
 
@@ -1192,28 +1184,33 @@ export class ToolServer {
     return this.#closed;
   }
 
+  #whenIdle(): Promise<void> {
+    if (this.#inFlight.size === 0) return Promise.resolve();
+    return new Promise((resolve) => (this.#idle = resolve));
+  }
+
   async #shutdown(): Promise<void> {
     this.#draining = true;
-    const grace = this.#options.graceMs ?? 5000;
-    const pending = () =>
-      Promise.all([...this.#inFlight].map((f) => f.answered));
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const graceOver = new Promise<void>((
-      resolve,
-    ) => (timer = setTimeout(resolve, grace)));
-    await Promise.race([pending(), graceOver]);
-    clearTimeout(timer);
-    const late = [...this.#inFlight];
-    for (const call of late) {
-      call.abort.abort(
-        new ProtocolError(
-          RPC_ERROR.INTERNAL_ERROR,
-          "Server shut down before the tool finished",
-        ),
-      );
+    if (this.#inFlight.size > 0) {
+      // Only then a timer: the usual EOF has nothing in flight, and Deno's
+      // first timer costs about 9 ms.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const graceOver = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, this.#options.graceMs ?? 5000);
+      });
+      await Promise.race([this.#whenIdle(), graceOver]);
+      clearTimeout(timer);
+      for (const abort of this.#inFlight) {
+        abort.abort(
+          new ProtocolError(
+            RPC_ERROR.INTERNAL_ERROR,
+            "Server shut down before the tool finished",
+          ),
+        );
+      }
+      // Aborted calls answer at once (their answers race the abort).
+      await this.#whenIdle();
     }
-    // Aborted calls answer at once (their answers race the abort).
-    await Promise.all(late.map((call) => call.answered));
     // An answer reaches the transport a few microtask turns after its call
     // settles; closing the session then flushes what was sent.
     for (let turn = 0; turn < ANSWER_TURNS; turn++) await undefined;
