@@ -664,18 +664,48 @@ function checkString(
   value: string,
   at: (m: string) => void,
 ): void {
-  checkCount(schema, [...value].length, "characters", at, "Length");
+  if (schema.minLength !== undefined || schema.maxLength !== undefined) {
+    checkCount(schema, codePointLength(value), "characters", at, "Length");
+  }
   if (typeof schema.pattern === "string") {
-    let matches = true;
-    try {
-      matches = new RegExp(schema.pattern, "u").test(value);
-    } catch {
-      // An invalid pattern in the tool's own schema is not the caller's fault.
-    }
-    if (!matches) {
+    const pattern = compiledPattern(schema, schema.pattern);
+    // An invalid pattern in the tool's own schema is not the caller's fault.
+    if (pattern !== null && !pattern.test(value)) {
       at(`expected a string matching /${schema.pattern}/, got ${shown(value)}`);
     }
   }
+}
+
+/** Characters as JSON Schema counts them (code points), without copying the string. */
+function codePointLength(text: string): number {
+  let count = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count--;
+        i++;
+      }
+    }
+  }
+  return count;
+}
+
+/** A tool's schema lives as long as the tool, so its `pattern` is compiled once. */
+const PATTERNS = new WeakMap<JsonSchema, RegExp | null>();
+
+function compiledPattern(schema: JsonSchema, source: string): RegExp | null {
+  let pattern = PATTERNS.get(schema);
+  if (pattern === undefined) {
+    try {
+      pattern = new RegExp(source, "u");
+    } catch {
+      pattern = null;
+    }
+    PATTERNS.set(schema, pattern);
+  }
+  return pattern;
 }
 
 function checkCount(

@@ -174,6 +174,15 @@ Deno.test("decodeArguments() names each bad argument with what was expected and 
         "tag: expected at least 3 characters, got 2",
       ],
       [
+        { tag: "😀".repeat(6) },
+        "tag: expected at most 5 characters, got 6",
+      ],
+      // A lone surrogate is one character.
+      [
+        { tag: "a\uD800" },
+        "tag: expected at least 3 characters, got 2",
+      ],
+      [
         { items: [{ id: "a" }, { id: "b" }, { id: "c" }, { id: "d" }] },
         "items: expected at most 3 items, got 4",
       ],
