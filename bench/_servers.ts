@@ -64,6 +64,13 @@ export function serverCatalogue(): ServerSpec[] {
       probe: true,
     },
     {
+      id: "toolkit-json",
+      label: "@forge/toolkit, JSON Schema input, no zod (Deno)",
+      runtime: "deno",
+      command: deno("servers/toolkit_json_echo.ts"),
+      probe: false,
+    },
+    {
       id: "sdk-deno",
       label: "SDK McpServer (Deno)",
       runtime: "deno",
@@ -158,6 +165,11 @@ export function importCostCatalogue(): ServerSpec[] {
       "imports/sdk_server.ts",
     ),
     probe("toolkit-mod", "+ toolkit mod.ts (no zod)", "imports/toolkit.ts"),
+    probe(
+      "toolkit-json",
+      "toolkit echo server, JSON Schema input (mod.ts, no zod)",
+      "toolkit_json_echo.ts",
+    ),
     probe(
       "toolkit",
       "toolkit echo server (mod.ts + zod, 2 tools)",

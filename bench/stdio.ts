@@ -66,7 +66,7 @@ const FULL: Omit<HarnessOptions, "only" | "json" | "compare"> = {
   profile: true,
   quick: false,
   plan: {
-    warmup: 500,
+    warmup: 2000,
     sequential: 2000,
     pipelined: 20_000,
     inFlight: 64,
