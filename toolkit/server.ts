@@ -41,6 +41,7 @@ import { type RequestExtra, type RequestHandler, Session } from "./session.ts";
 import { isRecord, jsonType } from "./_json_type.ts";
 import { LazyAbort } from "./_abort.ts";
 import { RPC_ERROR } from "./_jsonrpc.ts";
+import { isThenable } from "./_thenable.ts";
 
 export { RPC_ERROR } from "./_jsonrpc.ts";
 
@@ -1040,11 +1041,9 @@ export class ToolServer {
     } catch (cause) {
       return this.#failed(tool, abort, cause);
     }
-    if (typeof (outcome as PromiseLike<unknown> | null)?.then !== "function") {
-      // Answered synchronously: never in flight, nothing to time out.
-      return this.#checked(tool, abort, outcome);
-    }
-    return this.#settle(tool, abort, outcome as PromiseLike<unknown>);
+    // Answered synchronously: never in flight, nothing to time out.
+    if (!isThenable(outcome)) return this.#checked(tool, abort, outcome);
+    return this.#settle(tool, abort, outcome);
   }
 
   async #settle(

@@ -16,6 +16,7 @@ import { ProtocolError } from "./resources.ts";
 import { isRecord, jsonType } from "./_json_type.ts";
 import { LazyAbort } from "./_abort.ts";
 import { RPC_ERROR } from "./_jsonrpc.ts";
+import { isThenable } from "./_thenable.ts";
 
 /** The newest protocol version, answered when the client asks for one this server does not know. */
 export const LATEST_PROTOCOL_VERSION = "2025-11-25";
@@ -201,8 +202,8 @@ export class Session {
     }
     this.#running.set(id, controller);
     Promise.resolve(outcome).then(
-      (result) => this.#settle(resultAnswer(id, result), controller),
-      (error) => this.#settle(errorAnswer(id, error), controller),
+      (result) => this.#settle(id, resultAnswer(id, result), controller),
+      (error) => this.#settle(id, errorAnswer(id, error), controller),
     );
   }
 
@@ -232,8 +233,12 @@ export class Session {
     return handler(params ?? {}, new Extra(this, id, controller));
   }
 
-  #settle(message: JsonRpcMessage, controller: LazyAbort): void {
-    this.#running.delete((message as { id: JsonRpcId }).id);
+  #settle(
+    id: JsonRpcId,
+    message: JsonRpcMessage,
+    controller: LazyAbort,
+  ): void {
+    this.#running.delete(id);
     this.#reply(message, controller);
   }
 
@@ -381,10 +386,6 @@ class Extra implements RequestExtra {
       this.#abort,
     );
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as PromiseLike<unknown> | null)?.then === "function";
 }
 
 function resultAnswer(id: JsonRpcId, result: unknown): JsonRpcMessage {
