@@ -1,5 +1,6 @@
 /**
- * The toolkit's stdio transport: newline-delimited JSON-RPC on web streams.
+ * The toolkit's stdio transport: newline-delimited JSON-RPC over stdin and
+ * stdout, or over any pair of web streams.
  *
  * Unlike the SDK's stdio transport it frames by scanning only the bytes that
  * arrived (a 1 MiB line costs one pass, not one per chunk), answers a
