@@ -109,7 +109,8 @@ export class StdioTransport implements McpTransport {
   #pending: Uint8Array[] = [];
   #pendingBytes = 0;
   #skipping: { id: JsonRpcId | null; bytes: number } | undefined;
-  #decoder = new TextDecoder("utf-8", { fatal: true });
+  #decoder = new TextDecoder();
+  #strictDecoder = new TextDecoder("utf-8", { fatal: true });
   #encoder = new TextEncoder();
   #batch: Batch | undefined;
   #flushing: Promise<void> | undefined;
@@ -224,10 +225,11 @@ export class StdioTransport implements McpTransport {
   }
 
   #handleLine(bytes: Uint8Array): void {
-    let text: string;
-    try {
-      text = this.#decoder.decode(bytes);
-    } catch {
+    // The lenient decoder has Deno's fast path; a replacement character in
+    // its output means invalid UTF-8 or a literal U+FFFD, which the strict
+    // decoder tells apart.
+    const text = this.#decoder.decode(bytes);
+    if (text.includes("\uFFFD") && !isValidUtf8(this.#strictDecoder, bytes)) {
       this.#answerError(
         null,
         RPC_ERROR.PARSE_ERROR,
@@ -397,6 +399,15 @@ function streamSink(writable: WritableStream<Uint8Array>): ByteSink {
     write: (bytes) => writer.write(bytes),
     release: () => writer.releaseLock(),
   };
+}
+
+function isValidUtf8(strict: TextDecoder, bytes: Uint8Array): boolean {
+  try {
+    strict.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function concat(parts: Uint8Array[], length: number): Uint8Array {

@@ -399,3 +399,44 @@ Deno.test("StdioTransport reassembles messages split across reads", async (t) =>
     assert.deepEqual(await receiveAll(chunks), expected);
   });
 });
+
+Deno.test("StdioTransport takes a literal U+FFFD but answers invalid UTF-8 with -32700", async () => {
+  const written: string[] = [];
+  const received: unknown[] = [];
+  const decoder = new TextDecoder();
+  const valid = new TextEncoder().encode(
+    '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"note":"\uFFFD"}}}\n',
+  );
+  const invalid = Uint8Array.from([
+    ...new TextEncoder().encode(
+      '{"jsonrpc":"2.0","id":2,"method":"ping","x":"',
+    ),
+    0xff,
+    ...new TextEncoder().encode('"}\n'),
+  ]);
+  const transport = new StdioTransport({
+    readable: ReadableStream.from([valid, invalid]),
+    writable: new WritableStream({
+      write: (chunk) => void written.push(decoder.decode(chunk)),
+    }),
+  });
+  const ended = new Promise<void>((resolve) => (transport.onend = resolve));
+  transport.onmessage = (message) => received.push(message);
+  await transport.start();
+  await ended;
+  await transport.close();
+  assert.deepEqual(received, [{
+    jsonrpc: "2.0",
+    id: 1,
+    method: "ping",
+    params: { _meta: { note: "\uFFFD" } },
+  }]);
+  assert.deepEqual(JSON.parse(written.join("")), {
+    jsonrpc: "2.0",
+    id: null,
+    error: {
+      code: -32700,
+      message: "Parse error: the message is not valid UTF-8",
+    },
+  });
+});
