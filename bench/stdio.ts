@@ -438,7 +438,7 @@ export async function main(args: readonly string[]): Promise<void> {
       ? { warmup: 1000, sequential: 1000, pipelined: 10_000 }
       : { warmup: 2000, sequential: 3000, pipelined: 30_000 };
     console.log(
-      `${plan.sequential} sequential + ${plan.pipelined} pipelined echo calls after ${plan.warmup} warm-up calls and a pause; only samples after the pause count; \`--cpu-prof-interval=100\` (µs). Self time of \`op_write_all\` and \`op_read\` includes time the main thread waited on the pipe, so sampled busy time exceeds CPU time.\n`,
+      `${plan.sequential} sequential + ${plan.pipelined} pipelined echo calls after ${plan.warmup} warm-up calls and a pause; only samples after the pause count; \`--cpu-prof-interval=100\` (µs). Self time of the write and read ops (\`op_write\`, \`op_write_all\`, \`op_read\`) includes time the main thread waited on the pipe, so sampled busy time exceeds CPU time.\n`,
     );
     for (const id of ["toolkit", "sdk-deno", "raw-deno"]) {
       const spec = usable.find((s) => s.id === id);
