@@ -307,6 +307,13 @@ Deno.test("resources, templates, prompts and completion answer as MCP says", asy
           contents: [{ uri: "notes://ideas", text: "# ideas" }],
         },
       );
+      // Template variables arrive percent-decoded.
+      assert.deepEqual(
+        await client.request("resources/read", { uri: "notes://to%20do" }),
+        {
+          contents: [{ uri: "notes://to%20do", text: "# to do" }],
+        },
+      );
       await assert.rejects(
         client.request("resources/read", { uri: "other://x" }),
         (error: RpcError) => error.code === -32002,
@@ -557,4 +564,21 @@ Deno.test("serve() returns when close() is called, also when close() came first"
     await server.close();
     await server.serve({ ...options, readable: never(), writable: sink() });
   });
+});
+
+Deno.test("resourceTemplate() refuses a malformed URI template at registration", () => {
+  const server = createServer({ name: "s", version: "1" });
+  assert.throws(
+    () =>
+      server.resourceTemplate({
+        uriTemplate: "notes://{name",
+        name: "note",
+        read: (uri) => ({ uri: uri.href, text: "" }),
+      }),
+    {
+      name: "TypeError",
+      message:
+        `Cannot register resource template: invalid URI template "notes://{name": Unclosed '{' at column 9`,
+    },
+  );
 });
