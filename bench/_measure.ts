@@ -9,6 +9,7 @@
 
 import {
   cpuTimeMs,
+  type ExitReport,
   peakRss,
   type ServerProcess,
   spawnServer,
@@ -112,7 +113,15 @@ export async function coldStart(
   return { coldMs, startCpuMs };
 }
 
-async function echo(
+/**
+ * One `echo` call; rejects unless the server answered with the same text.
+ *
+ * @example
+ * ```ts ignore
+ * await echo(server, "hello");
+ * ```
+ */
+export async function echo(
   server: ServerProcess,
   text: string,
   name = "echo",
@@ -144,6 +153,28 @@ async function sequential(
     times.push(performance.now() - start);
   }
   return times;
+}
+
+/**
+ * The hard case for shutdown: `count` calls and stdin EOF arrive together.
+ * Resolves with the time from EOF to exit and how many calls were answered.
+ *
+ * @example
+ * ```ts ignore
+ * const { exitMs, answered } = await closeWithCallsInFlight(server, 64);
+ * ```
+ */
+export async function closeWithCallsInFlight(
+  server: ServerProcess,
+  count: number,
+): Promise<ExitReport & { answered: number }> {
+  const outcomes = Promise.allSettled(
+    Array.from({ length: count }, (_, i) => echo(server, `in flight ${i}`)),
+  );
+  const exit = await server.close();
+  const settled = await outcomes;
+  const answered = settled.filter((s) => s.status === "fulfilled").length;
+  return { ...exit, answered };
 }
 
 /** Keeps `inFlight` calls outstanding until `calls` have been answered. */
@@ -265,15 +296,7 @@ export async function runSession(
       : undefined;
     const peakRssBytes = await peakRss(server.pid);
 
-    // The hard case for shutdown: the calls and the EOF arrive together.
-    const pending = Array.from(
-      { length: plan.eofInFlight },
-      (_, i) => echo(server, `in flight ${i}`),
-    );
-    const outcomes = Promise.allSettled(pending);
-    const exit = await server.close();
-    const settled = await outcomes;
-    const answered = settled.filter((s) => s.status === "fulfilled").length;
+    const exit = await closeWithCallsInFlight(server, plan.eofInFlight);
     return {
       coldMs,
       startCpuMs,
@@ -285,7 +308,7 @@ export async function runSession(
       peakRssBytes,
       eof: {
         exitMs: exit.exitMs,
-        answered,
+        answered: exit.answered,
         sent: plan.eofInFlight,
         exited: exit.exited,
       },

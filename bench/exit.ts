@@ -14,9 +14,8 @@
  * @module
  */
 
-import { type ServerProcess, spawnServer } from "./_driver.ts";
-import { INITIALIZE_PARAMS } from "./_measure.ts";
-import { REPO_ROOT, serverCatalogue } from "./_servers.ts";
+import { closeWithCallsInFlight, echo, startServer } from "./_measure.ts";
+import { REPO_ROOT, serverCatalogue, type ServerSpec } from "./_servers.ts";
 import { median } from "./_stats.ts";
 
 const SERVER_IDS = ["raw-deno", "toolkit", "toolkit-json"];
@@ -27,39 +26,25 @@ const BIG_BYTES = 1 << 20;
 
 type Load = "light" | "heavy";
 
-async function echo(server: ServerProcess, text: string): Promise<void> {
-  const answer = await server.request("tools/call", {
-    name: "echo",
-    arguments: { text },
-  });
-  if (answer.error !== undefined) {
-    throw new Error(`echo failed: ${answer.error.message}`);
-  }
-}
-
 /** Milliseconds from closing stdin to the exit, after a session of `load`. */
-async function serverExit(command: string[], load: Load): Promise<number> {
-  const server = spawnServer(command);
+async function serverExit(spec: ServerSpec, load: Load): Promise<number> {
+  const { server } = await startServer(spec);
   try {
-    await server.request("initialize", INITIALIZE_PARAMS);
-    server.notify("notifications/initialized");
     for (let i = 0; i < SMALL_CALLS; i++) await echo(server, `call ${i}`);
     if (load === "heavy") {
       const big = "x".repeat(BIG_BYTES);
       for (let i = 0; i < BIG_CALLS; i++) await echo(server, big);
     }
-    const inFlight = Array.from(
-      { length: IN_FLIGHT },
-      (_, i) => echo(server, `last ${i}`),
-    );
-    const exit = await server.close();
-    await Promise.all(inFlight);
-    if (!exit.exited) throw new Error("it did not exit within 5 s of EOF");
-    return exit.exitMs;
   } catch (cause) {
     await server.kill();
     throw cause;
   }
+  const exit = await closeWithCallsInFlight(server, IN_FLIGHT);
+  if (!exit.exited) throw new Error("it did not exit within 5 s of EOF");
+  if (exit.answered !== IN_FLIGHT) {
+    throw new Error(`${exit.answered}/${IN_FLIGHT} calls answered at EOF`);
+  }
+  return exit.exitMs;
 }
 
 /** The same for a program that answers nothing: one line, then EOF. */
@@ -105,7 +90,7 @@ function cases(): Case[] {
             ? `${SMALL_CALLS} calls`
             : `${SMALL_CALLS} calls + ${BIG_CALLS} × 1 MiB`
         }`,
-        run: () => serverExit(spec.command, load),
+        run: () => serverExit(spec, load),
       }))
     ),
   ];
