@@ -412,7 +412,7 @@ function describeBound(issue: Record<string, unknown>): string {
 
 /** The count a length bound compares; the unit is already in "expected". */
 function measure(value: unknown): string {
-  if (typeof value === "string") return String([...value].length);
+  if (typeof value === "string") return String(codePointLength(value));
   if (Array.isArray(value)) return String(value.length);
   return shown(value);
 }
