@@ -50,7 +50,7 @@ export {
   text,
   type TextContent,
   ToolError,
-} from "./toolkit/result.ts";
+} from "./result/result.ts";
 export {
   ArgumentError,
   type ArgumentErrorOptions,
@@ -71,7 +71,7 @@ export {
   requireNumber,
   requireString,
   requireStringArray,
-} from "./toolkit/args.ts";
+} from "./args/args.ts";
 export {
   type Infer,
   isStandardSchema,
@@ -83,7 +83,7 @@ export {
   toJsonSchema,
   type ToJsonSchemaOptions,
   type ToolSchema,
-} from "./toolkit/schema.ts";
+} from "./args/schema.ts";
 export {
   type Access,
   type AccessList,
@@ -98,7 +98,7 @@ export {
   type ProbeDefinition,
   registerPatternTool,
   wrapProbe,
-} from "./toolkit/probe.ts";
+} from "./patterns/probe.ts";
 export {
   env,
   type EnvConfig,
@@ -117,7 +117,7 @@ export {
   readEnv,
   type ReadEnvOptions,
   Secret,
-} from "./toolkit/env.ts";
+} from "./env/env.ts";
 export {
   type Completer,
   type ListedResource,
@@ -127,13 +127,13 @@ export {
   RESOURCE_NOT_FOUND,
   type ResourceDefinition,
   type ResourceTemplateDefinition,
-} from "./toolkit/resources.ts";
+} from "./server/resources.ts";
 export {
   type PromptArgument,
   type PromptDefinition,
   type PromptMessage,
   type PromptResult,
-} from "./toolkit/prompts.ts";
+} from "./server/prompts.ts";
 export {
   createServer,
   type ElicitationParams,
@@ -153,7 +153,7 @@ export {
   type ToolHandler,
   type ToolLogger,
   ToolServer,
-} from "./toolkit/server.ts";
+} from "./server/server.ts";
 export {
   canonicalPath,
   escapeGlob,
@@ -169,7 +169,7 @@ export {
   type NetScheme,
   type NetTarget,
   type RenameTarget,
-} from "./toolkit/patterns.ts";
+} from "./patterns/patterns.ts";
 export {
   type Decision,
   matchPattern,
@@ -180,15 +180,15 @@ export {
   Rule,
   RuleSyntaxError,
   type RuleSyntaxErrorOptions,
-} from "./toolkit/matcher.ts";
+} from "./policy/policy.ts";
 export {
   DEFAULT_MAX_MESSAGE_BYTES,
   StdioTransport,
   type StdioTransportOptions,
-} from "./toolkit/stdio.ts";
+} from "./stdio/stdio.ts";
 export type {
   JsonRpcId,
   JsonRpcMessage,
   McpTransport,
   TransportSendOptions,
-} from "./toolkit/transport.ts";
+} from "./jsonrpc/types.ts";

@@ -13,8 +13,8 @@ import {
   execAccess,
   fileAccess,
   netAccess,
-} from "../toolkit/patterns.ts";
-import { matchPattern, Policy } from "../toolkit/matcher.ts";
+} from "../patterns/patterns.ts";
+import { matchPattern, Policy } from "../policy/policy.ts";
 
 const root = await Deno.realPath(await Deno.makeTempDir());
 await Deno.mkdir(`${root}/src/deep`, { recursive: true });

@@ -15,8 +15,8 @@ import {
   toJsonSchema,
   wrapProbe,
 } from "../mod.ts";
-import { connect } from "../toolkit/testing.ts";
-import type { ToolContext } from "../toolkit/server.ts";
+import { connect } from "../testing/testing.ts";
+import type { ToolContext } from "../server/server.ts";
 import { z } from "zod";
 
 const ROUNDS = 31;

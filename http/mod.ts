@@ -32,4 +32,4 @@ export {
   LOOPBACK_HOSTS,
   serveHttp,
   type ServeHttpOptions,
-} from "../toolkit/http.ts";
+} from "./http.ts";

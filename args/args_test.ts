@@ -18,14 +18,14 @@ import {
   requireString,
   requireStringArray,
 } from "./args.ts";
-import { ToolError } from "./result.ts";
+import { ToolError } from "../result/result.ts";
 import {
   type JsonSchema,
   type StandardSchema,
   toJsonSchema,
 } from "./schema.ts";
-import { createServer } from "./server.ts";
-import { connect } from "./testing.ts";
+import { createServer } from "../server/server.ts";
+import { connect } from "../testing/testing.ts";
 
 /** Decodes with a zod schema the way the server does. */
 function decodeZod(

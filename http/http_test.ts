@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { createServer, type ToolServer } from "./server.ts";
-import { text } from "./result.ts";
+import { createServer, type ToolServer } from "../server/server.ts";
+import { text } from "../result/result.ts";
 import {
   createHttpHandler,
   type HttpServer,

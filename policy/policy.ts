@@ -36,7 +36,7 @@
  */
 
 import { checkPattern, PATTERN_VERBS } from "../validate/pattern.ts";
-import { typeName } from "./_json_type.ts";
+import { typeName } from "../_util/json_type.ts";
 
 /**
  * What a host does with a call: run it, ask the user, or refuse it.

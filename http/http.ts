@@ -16,10 +16,10 @@
  */
 
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import type { ToolServer } from "./server.ts";
-import type { McpTransport } from "./transport.ts";
-import { jsonType } from "./_json_type.ts";
-import { checkMessage, RPC_ERROR } from "./_jsonrpc.ts";
+import type { ToolServer } from "../server/server.ts";
+import type { McpTransport } from "../jsonrpc/types.ts";
+import { jsonType } from "../_util/json_type.ts";
+import { checkMessage, RPC_ERROR } from "../jsonrpc/check.ts";
 
 /**
  * The default limit on one request body: 4 MiB.

@@ -11,12 +11,16 @@
  * @module
  */
 
-import type { JsonRpcId, JsonRpcMessage, McpTransport } from "./transport.ts";
+import type {
+  JsonRpcId,
+  JsonRpcMessage,
+  McpTransport,
+} from "../jsonrpc/types.ts";
 import { ProtocolError } from "./resources.ts";
-import { isRecord, jsonType } from "./_json_type.ts";
-import { LazyAbort } from "./_abort.ts";
-import { RPC_ERROR } from "./_jsonrpc.ts";
-import { isThenable } from "./_thenable.ts";
+import { isRecord, jsonType } from "../_util/json_type.ts";
+import { LazyAbort } from "../_util/abort.ts";
+import { RPC_ERROR } from "../jsonrpc/check.ts";
+import { isThenable } from "../_util/thenable.ts";
 
 /** The newest protocol version, answered when the client asks for one this server does not know. */
 export const LATEST_PROTOCOL_VERSION = "2025-11-25";

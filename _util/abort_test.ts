@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { LazyAbort } from "./_abort.ts";
+import { LazyAbort } from "./abort.ts";
 
 Deno.test("LazyAbort makes its signal on demand, born aborted when the abort came first", () => {
   const abort = new LazyAbort();

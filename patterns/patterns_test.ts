@@ -6,11 +6,11 @@ import {
   fileAccess,
   netAccess,
 } from "./patterns.ts";
-import { Policy } from "./matcher.ts";
-import { text, ToolError } from "./result.ts";
-import { createServer } from "./server.ts";
+import { Policy } from "../policy/policy.ts";
+import { text, ToolError } from "../result/result.ts";
+import { createServer } from "../server/server.ts";
 import { registerPatternTool } from "./probe.ts";
-import { connect } from "./testing.ts";
+import { connect } from "../testing/testing.ts";
 import { z } from "zod";
 import { checkPattern } from "../validate/pattern.ts";
 

@@ -12,9 +12,9 @@ import {
   registerPatternTool,
   wrapProbe,
 } from "./probe.ts";
-import { text, ToolError } from "./result.ts";
-import { createServer, type ToolContext } from "./server.ts";
-import { connect, RpcError } from "./testing.ts";
+import { text, ToolError } from "../result/result.ts";
+import { createServer, type ToolContext } from "../server/server.ts";
+import { connect, RpcError } from "../testing/testing.ts";
 
 /** A handler context as the server would pass it, with the given `_meta`. */
 function fakeContext(meta: Record<string, unknown> = {}): ToolContext {

@@ -6,9 +6,9 @@
  */
 
 import type { Completer, RequestContext } from "./resources.ts";
-import { RPC_ERROR } from "./_jsonrpc.ts";
+import { RPC_ERROR } from "../jsonrpc/check.ts";
 import { ProtocolError } from "./resources.ts";
-import type { Content } from "./result.ts";
+import type { Content } from "../result/result.ts";
 
 /**
  * One argument of a prompt; MCP prompt arguments are strings.

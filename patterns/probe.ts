@@ -13,9 +13,13 @@
  */
 
 import { checkPattern } from "../validate/pattern.ts";
-import type { CallToolResult } from "./result.ts";
-import type { Infer, ToolSchema } from "./schema.ts";
-import type { ToolContext, ToolDefinition, ToolServer } from "./server.ts";
+import type { CallToolResult } from "../result/result.ts";
+import type { Infer, ToolSchema } from "../args/schema.ts";
+import type {
+  ToolContext,
+  ToolDefinition,
+  ToolServer,
+} from "../server/server.ts";
 
 /**
  * Request flag in a call's `_meta`: this call is a probe.

@@ -6,8 +6,8 @@
  * @module
  */
 
-import type { ContentAnnotations, ResourceContents } from "./result.ts";
-import { RPC_ERROR } from "./_jsonrpc.ts";
+import type { ContentAnnotations, ResourceContents } from "../result/result.ts";
+import { RPC_ERROR } from "../jsonrpc/check.ts";
 import { UriTemplate } from "./_uri_template.ts";
 
 /**

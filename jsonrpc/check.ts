@@ -2,8 +2,8 @@
 // apply to each parsed message, so that stdio and HTTP refuse the same things
 // with the same codes and words.
 
-import type { JsonRpcId } from "./transport.ts";
-import { isRecord, jsonType } from "./_json_type.ts";
+import type { JsonRpcId } from "./types.ts";
+import { isRecord, jsonType } from "../_util/json_type.ts";
 
 /**
  * JSON-RPC error codes the toolkit answers with.

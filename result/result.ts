@@ -5,7 +5,7 @@
  * @module
  */
 
-import { jsonType } from "./_json_type.ts";
+import { jsonType } from "../_util/json_type.ts";
 
 /**
  * Optional annotations a client may use to decide how to show content.

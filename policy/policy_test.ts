@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { matchPattern, Policy, Rule, RuleSyntaxError } from "./matcher.ts";
-import { escapeGlob } from "./patterns.ts";
+import { matchPattern, Policy, Rule, RuleSyntaxError } from "./policy.ts";
+import { escapeGlob } from "../patterns/patterns.ts";
 
 // rule, pattern, expected match.
 const MATCH_CASES: [string, string, boolean][] = [

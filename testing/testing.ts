@@ -24,10 +24,14 @@ import {
   META_ALWAYS,
   META_PATTERNS,
   META_PERMISSION_PATTERNS,
-} from "./probe.ts";
-import type { CallToolResult } from "./result.ts";
-import type { ListedTool, ToolServer } from "./server.ts";
-import type { JsonRpcId, JsonRpcMessage, McpTransport } from "./transport.ts";
+} from "../patterns/probe.ts";
+import type { CallToolResult } from "../result/result.ts";
+import type { ListedTool, ToolServer } from "../server/server.ts";
+import type {
+  JsonRpcId,
+  JsonRpcMessage,
+  McpTransport,
+} from "../jsonrpc/types.ts";
 
 /**
  * The protocol version the test client asks for.

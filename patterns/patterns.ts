@@ -43,8 +43,8 @@
  * @module
  */
 
-import { ToolError } from "./result.ts";
-import { typeName } from "./_json_type.ts";
+import { ToolError } from "../result/result.ts";
+import { typeName } from "../_util/json_type.ts";
 
 // The characters a pattern target escapes so a saved rule never becomes a
 // wildcard by accident.

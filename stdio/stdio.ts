@@ -11,8 +11,12 @@
  * @module
  */
 
-import type { JsonRpcId, JsonRpcMessage, McpTransport } from "./transport.ts";
-import { checkMessage, RPC_ERROR } from "./_jsonrpc.ts";
+import type {
+  JsonRpcId,
+  JsonRpcMessage,
+  McpTransport,
+} from "../jsonrpc/types.ts";
+import { checkMessage, RPC_ERROR } from "../jsonrpc/check.ts";
 
 /**
  * The default limit on one incoming message: 16 MiB.

@@ -3,8 +3,8 @@ import {
   type RequestHandler,
   Session,
   SUPPORTED_PROTOCOL_VERSIONS,
-} from "./session.ts";
-import type { JsonRpcMessage, McpTransport } from "./transport.ts";
+} from "./_session.ts";
+import type { JsonRpcMessage, McpTransport } from "../jsonrpc/types.ts";
 
 /** A transport that records what the session sends and lets the test speak. */
 class FakeTransport implements McpTransport {

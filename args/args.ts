@@ -12,8 +12,8 @@
  * @module
  */
 
-import { ToolError } from "./result.ts";
-import { jsonType } from "./_json_type.ts";
+import { ToolError } from "../result/result.ts";
+import { jsonType } from "../_util/json_type.ts";
 import type {
   JsonSchema,
   SchemaIssue,

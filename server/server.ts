@@ -19,13 +19,13 @@ import {
   ResourceRegistry,
   type ResourceTemplateDefinition,
 } from "./resources.ts";
-import { decode, type DecodeResult, formatProblems } from "./args.ts";
+import { decode, type DecodeResult, formatProblems } from "../args/args.ts";
 import {
   answersProbes,
   META_PERMISSION_PATTERNS,
   META_SUPPORTS_PERMISSION_PATTERNS,
-} from "./probe.ts";
-import { type CallToolResult, error, ToolError } from "./result.ts";
+} from "../patterns/probe.ts";
+import { type CallToolResult, error, ToolError } from "../result/result.ts";
 import {
   type Infer,
   isStandardSchema,
@@ -33,17 +33,17 @@ import {
   type StandardSchema,
   toJsonSchema,
   type ToolSchema,
-} from "./schema.ts";
-import type { McpTransport } from "./transport.ts";
-import type { ServeHttpOptions } from "./http.ts";
-import { StdioTransport, type StdioTransportOptions } from "./stdio.ts";
-import { type RequestExtra, type RequestHandler, Session } from "./session.ts";
-import { isRecord, jsonType } from "./_json_type.ts";
-import { LazyAbort } from "./_abort.ts";
-import { RPC_ERROR } from "./_jsonrpc.ts";
-import { isThenable } from "./_thenable.ts";
+} from "../args/schema.ts";
+import type { McpTransport } from "../jsonrpc/types.ts";
+import type { ServeHttpOptions } from "../http/http.ts";
+import { StdioTransport, type StdioTransportOptions } from "../stdio/stdio.ts";
+import { type RequestExtra, type RequestHandler, Session } from "./_session.ts";
+import { isRecord, jsonType } from "../_util/json_type.ts";
+import { LazyAbort } from "../_util/abort.ts";
+import { RPC_ERROR } from "../jsonrpc/check.ts";
+import { isThenable } from "../_util/thenable.ts";
 
-export { RPC_ERROR } from "./_jsonrpc.ts";
+export { RPC_ERROR } from "../jsonrpc/check.ts";
 
 /** Microtask turns between a call settling and its answer reaching the transport, with room to spare. */
 const ANSWER_TURNS = 16;
@@ -1135,7 +1135,7 @@ export class ToolServer {
     }
     if (options.http !== undefined) {
       // Loaded on demand so that stdio servers start without the HTTP stack.
-      const { serveHttp } = await import("./http.ts");
+      const { serveHttp } = await import("../http/http.ts");
       const http = serveHttp(this, {
         ...options.http,
         handleSignals: options.http.handleSignals ?? options.handleSignals,

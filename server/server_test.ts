@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { createServer, json, text, wrapProbe } from "../mod.ts";
-import { connect, type RpcError } from "./testing.ts";
+import { connect, type RpcError } from "../testing/testing.ts";
 
 Deno.test("server.tool() refuses bad definitions at registration", async (t) => {
   const server = createServer({ name: "s", version: "1" });
