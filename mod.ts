@@ -6,11 +6,16 @@
  *   {@linkcode error}; domain errors thrown as {@linkcode ToolError}.
  * - {@linkcode registerPatternTool} adds the permission-pattern probe to a
  *   side-effecting tool.
- * - Argument accessors and decoding with model-readable messages, typed
- *   environment configuration with {@linkcode readEnv}.
+ * - {@linkcode fileAccess}, {@linkcode netAccess} and {@linkcode execAccess}
+ *   compute the canonical targets a probe names and a handler acts on.
  *
- * Also: `@forge/toolkit/testing` (an in-memory client), `./validate`
- * (syntax validators) and `./configreload` (live config reload).
+ * This entry is for writing a server. The rest lives in its own entries:
+ * `./server` (every server type), `./result`, `./args` (schemas, decoding,
+ * argument readers), `./patterns` (the probe and canonicalisers),
+ * `./policy` (the host-side matcher), `./env` (typed environment
+ * configuration), `./stdio`, `./http` and `./jsonrpc` (transports),
+ * `./testing` (an in-memory client), `./validate` (syntax validators) and
+ * `./configreload` (live config reload).
  *
  * @example A server with one tool
  * ```ts
@@ -33,117 +38,36 @@
 
 export {
   audio,
-  type AudioContent,
   type CallToolResult,
   type Content,
-  type ContentAnnotations,
-  type EmbeddedResourceContent,
   error,
   image,
-  type ImageContent,
   json,
   resource,
-  type ResourceContents,
   resourceLink,
-  type ResourceLinkContent,
-  type ResourceLinkOptions,
   text,
-  type TextContent,
   ToolError,
-} from "./result/result.ts";
+} from "./result/mod.ts";
+export type { Infer, JsonSchema, ToolSchema } from "./args/mod.ts";
 export {
-  ArgumentError,
-  type ArgumentErrorOptions,
-  type ArgumentProblem,
-  decodeArguments,
-  type DecodeOptions,
-  type DecodeResult,
-  formatProblems,
-  type NumberOptions,
-  optionalBoolean,
-  optionalInt,
-  optionalNumber,
-  optionalString,
-  type RawArguments,
-  requireBoolean,
-  requireEnum,
-  requireInt,
-  requireNumber,
-  requireString,
-  requireStringArray,
-} from "./args/args.ts";
-export {
-  type Infer,
-  isStandardSchema,
-  JSON_SCHEMA_2020_12,
-  type JsonSchema,
-  type SchemaIssue,
-  type SchemaResult,
-  type StandardSchema,
-  toJsonSchema,
-  type ToJsonSchemaOptions,
-  type ToolSchema,
-} from "./args/schema.ts";
-export {
-  type Access,
-  type AccessList,
+  execAccess,
+  fileAccess,
   isProbe,
   META_ALWAYS,
   META_PATTERNS,
   META_PERMISSION_PATTERNS,
   META_SUPPORTS_PERMISSION_PATTERNS,
-  patternsOf,
-  type PatternToolContext,
+  netAccess,
   type PatternToolDefinition,
-  type ProbeDefinition,
+  PROBE_META,
   registerPatternTool,
   wrapProbe,
-} from "./patterns/probe.ts";
-export {
-  env,
-  type EnvConfig,
-  type EnvDurationOptions,
-  EnvError,
-  type EnvKinds,
-  type EnvListOptions,
-  type EnvNumberOptions,
-  type EnvOptions,
-  type EnvProblem,
-  type EnvReadResult,
-  type EnvSecretOptions,
-  type EnvSource,
-  type EnvUrlOptions,
-  type EnvVar,
-  readEnv,
-  type ReadEnvOptions,
-  Secret,
-} from "./env/env.ts";
-export {
-  type Completer,
-  type ListedResource,
-  ProtocolError,
-  type ReadResult,
-  type RequestContext,
-  RESOURCE_NOT_FOUND,
-  type ResourceDefinition,
-  type ResourceTemplateDefinition,
-} from "./server/resources.ts";
-export {
-  type PromptArgument,
-  type PromptDefinition,
-  type PromptMessage,
-  type PromptResult,
-} from "./server/prompts.ts";
+} from "./patterns/mod.ts";
 export {
   createServer,
-  type ElicitationParams,
-  type ElicitationResult,
-  type ListedTool,
-  type LogLevel,
-  RPC_ERROR,
-  type SamplingMessage,
-  type SamplingParams,
-  type SamplingResult,
+  type PromptDefinition,
+  type ResourceDefinition,
+  type ResourceTemplateDefinition,
   type ServeOptions,
   type ServerInfo,
   type ServerOptions,
@@ -151,44 +75,6 @@ export {
   type ToolContext,
   type ToolDefinition,
   type ToolHandler,
-  type ToolLogger,
   ToolServer,
-} from "./server/server.ts";
-export {
-  canonicalPath,
-  escapeGlob,
-  execAccess,
-  type ExecAccessOptions,
-  type ExecTarget,
-  type FileAccess,
-  fileAccess,
-  type FileTarget,
-  type FileTargetOptions,
-  netAccess,
-  type NetAccessOptions,
-  type NetScheme,
-  type NetTarget,
-  type RenameTarget,
-} from "./patterns/patterns.ts";
-export {
-  type Decision,
-  matchPattern,
-  type PatternDecision,
-  Policy,
-  type PolicyDecision,
-  type PolicyRules,
-  Rule,
-  RuleSyntaxError,
-  type RuleSyntaxErrorOptions,
-} from "./policy/policy.ts";
-export {
-  DEFAULT_MAX_MESSAGE_BYTES,
-  StdioTransport,
-  type StdioTransportOptions,
-} from "./stdio/stdio.ts";
-export type {
-  JsonRpcId,
-  JsonRpcMessage,
-  McpTransport,
-  TransportSendOptions,
-} from "./jsonrpc/types.ts";
+} from "./server/mod.ts";
+export { ProtocolError, RPC_ERROR } from "./jsonrpc/mod.ts";

@@ -26,7 +26,7 @@ import type {
  *
  * @example Collect every problem before answering
  * ```ts
- * import { ArgumentError, type ArgumentProblem, type RawArguments } from "@forge/toolkit";
+ * import { ArgumentError, type ArgumentProblem, type RawArguments } from "@forge/toolkit/args";
  *
  * function checkRange(args: RawArguments): void {
  *   const problems: ArgumentProblem[] = [];
@@ -50,7 +50,7 @@ export interface ArgumentProblem {
  *
  * @example Answer a domain error or go on with the typed value
  * ```ts
- * import { decodeArguments, type DecodeResult, formatProblems } from "@forge/toolkit";
+ * import { decodeArguments, type DecodeResult, formatProblems } from "@forge/toolkit/args";
  * import { error, text } from "@forge/toolkit";
  *
  * const input = { type: "object", properties: { id: { type: "integer" } }, required: ["id"] };
@@ -72,7 +72,7 @@ export type DecodeResult<T> =
  *
  * @example
  * ```ts
- * import { ArgumentError } from "@forge/toolkit";
+ * import { ArgumentError } from "@forge/toolkit/args";
  *
  * function checkLimit(limit: number): void {
  *   if (!Number.isInteger(limit)) {
@@ -106,7 +106,7 @@ export class ArgumentError extends ToolError {
  *
  * @example Name the tool in the heading
  * ```ts
- * import { type ArgumentErrorOptions, formatProblems } from "@forge/toolkit";
+ * import { type ArgumentErrorOptions, formatProblems } from "@forge/toolkit/args";
  *
  * const options: ArgumentErrorOptions = { tool: "search" };
  * formatProblems([{ path: "query", message: "required" }], options);
@@ -128,7 +128,7 @@ export interface ArgumentErrorOptions {
  *
  * @example
  * ```ts
- * import { formatProblems } from "@forge/toolkit";
+ * import { formatProblems } from "@forge/toolkit/args";
  *
  * formatProblems([{ path: "name", message: "required" }], { tool: "greet" });
  * // 'Invalid arguments for tool "greet":\nname: required'
@@ -158,7 +158,7 @@ export function formatProblems(
  *
  * @example
  * ```ts
- * import { decodeArguments, toJsonSchema } from "@forge/toolkit";
+ * import { decodeArguments, toJsonSchema } from "@forge/toolkit/args";
  * import { z } from "zod";
  *
  * const input = z.object({ name: z.string() });
@@ -228,7 +228,7 @@ function decoded<T>(
  *
  * @example Decode with a zod schema for a typed value
  * ```ts
- * import { decodeArguments, type DecodeOptions, toJsonSchema } from "@forge/toolkit";
+ * import { decodeArguments, type DecodeOptions, toJsonSchema } from "@forge/toolkit/args";
  * import { z } from "zod";
  *
  * const input = z.object({ limit: z.number().int().default(10) });
@@ -786,7 +786,8 @@ function deepEqual(a: unknown, b: unknown): boolean {
  *
  * @example Read arguments with the accessors
  * ```ts
- * import { optionalInt, type RawArguments, requireString, text } from "@forge/toolkit";
+ * import { text } from "@forge/toolkit";
+ * import { optionalInt, type RawArguments, requireString } from "@forge/toolkit/args";
  *
  * function search(args: RawArguments) {
  *   const query = requireString(args, "query");
@@ -802,7 +803,7 @@ export type RawArguments = Readonly<Record<string, unknown>>;
  *
  * @example Keep a page size within bounds
  * ```ts
- * import { type NumberOptions, requireInt } from "@forge/toolkit";
+ * import { type NumberOptions, requireInt } from "@forge/toolkit/args";
  *
  * const PAGE_SIZE: NumberOptions = { min: 1, max: 500 };
  * const size = requireInt({ size: 50 }, "size", PAGE_SIZE); // 50
@@ -840,7 +841,7 @@ function present(args: RawArguments, name: string): unknown {
  *
  * @example
  * ```ts
- * import { requireString } from "@forge/toolkit";
+ * import { requireString } from "@forge/toolkit/args";
  *
  * const path = requireString({ path: "a.txt" }, "path"); // "a.txt"
  * ```
@@ -857,7 +858,7 @@ export function requireString(args: RawArguments, name: string): string {
  *
  * @example
  * ```ts
- * import { optionalString } from "@forge/toolkit";
+ * import { optionalString } from "@forge/toolkit/args";
  *
  * const mode = optionalString({}, "mode", "fast"); // "fast"
  * ```
@@ -885,7 +886,7 @@ export function optionalString(
  *
  * @example
  * ```ts
- * import { requireNumber } from "@forge/toolkit";
+ * import { requireNumber } from "@forge/toolkit/args";
  *
  * const ratio = requireNumber({ ratio: 0.5 }, "ratio", { min: 0, max: 1 }); // 0.5
  * ```
@@ -908,7 +909,7 @@ export function requireNumber(
  *
  * @example
  * ```ts
- * import { optionalNumber } from "@forge/toolkit";
+ * import { optionalNumber } from "@forge/toolkit/args";
  *
  * const ratio = optionalNumber({}, "ratio"); // undefined
  * ```
@@ -928,7 +929,7 @@ export function optionalNumber(
  *
  * @example
  * ```ts
- * import { requireInt } from "@forge/toolkit";
+ * import { requireInt } from "@forge/toolkit/args";
  *
  * const limit = requireInt({ limit: 10 }, "limit", { min: 1, max: 100 }); // 10
  * ```
@@ -950,7 +951,7 @@ export function requireInt(
  *
  * @example
  * ```ts
- * import { optionalInt } from "@forge/toolkit";
+ * import { optionalInt } from "@forge/toolkit/args";
  *
  * const limit = optionalInt({ limit: 5 }, "limit", { max: 100 }); // 5
  * ```
@@ -970,7 +971,7 @@ export function optionalInt(
  *
  * @example
  * ```ts
- * import { requireBoolean } from "@forge/toolkit";
+ * import { requireBoolean } from "@forge/toolkit/args";
  *
  * const force = requireBoolean({ force: true }, "force"); // true
  * ```
@@ -987,7 +988,7 @@ export function requireBoolean(args: RawArguments, name: string): boolean {
  *
  * @example
  * ```ts
- * import { optionalBoolean } from "@forge/toolkit";
+ * import { optionalBoolean } from "@forge/toolkit/args";
  *
  * const force = optionalBoolean({}, "force", false); // false
  * ```
@@ -1015,7 +1016,7 @@ export function optionalBoolean(
  *
  * @example
  * ```ts
- * import { requireStringArray } from "@forge/toolkit";
+ * import { requireStringArray } from "@forge/toolkit/args";
  *
  * const tags = requireStringArray({ tags: ["a", "b"] }, "tags"); // ["a", "b"]
  * ```
@@ -1037,7 +1038,7 @@ export function requireStringArray(args: RawArguments, name: string): string[] {
  *
  * @example
  * ```ts
- * import { requireEnum } from "@forge/toolkit";
+ * import { requireEnum } from "@forge/toolkit/args";
  *
  * const mode = requireEnum({ mode: "a" }, "mode", ["a", "b"] as const); // "a"
  * ```

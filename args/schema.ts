@@ -14,7 +14,8 @@
  *
  * @example Declare the dialect of a hand-written input schema
  * ```ts
- * import { createServer, JSON_SCHEMA_2020_12, text } from "@forge/toolkit";
+ * import { createServer, text } from "@forge/toolkit";
+ * import { JSON_SCHEMA_2020_12 } from "@forge/toolkit/args";
  *
  * createServer({ name: "s", version: "1" }).tool({
  *   name: "echo",
@@ -54,7 +55,7 @@ export type JsonSchema = { [key: string]: unknown };
  *
  * @example Turn issues into one line each
  * ```ts
- * import type { SchemaIssue } from "@forge/toolkit";
+ * import type { SchemaIssue } from "@forge/toolkit/args";
  *
  * function describe(issue: SchemaIssue): string {
  *   const path = (issue.path ?? []).map((k) => typeof k === "object" ? k.key : k);
@@ -76,7 +77,7 @@ export interface SchemaIssue {
  *
  * @example Validate a config value with a tool's schema
  * ```ts
- * import type { SchemaResult } from "@forge/toolkit";
+ * import type { SchemaResult } from "@forge/toolkit/args";
  * import { z } from "zod";
  *
  * const port = z.number().int();
@@ -95,7 +96,7 @@ export type SchemaResult<Output> =
  *
  * @example Accept any validator in a helper of your own
  * ```ts
- * import type { StandardSchema } from "@forge/toolkit";
+ * import type { StandardSchema } from "@forge/toolkit/args";
  * import { z } from "zod";
  *
  * async function parse<T>(schema: StandardSchema<unknown, T>, value: unknown): Promise<T> {
@@ -174,7 +175,7 @@ export type Infer<S> = S extends StandardSchema<unknown, infer Output> ? Output
  *
  * @example
  * ```ts
- * import { isStandardSchema } from "@forge/toolkit";
+ * import { isStandardSchema } from "@forge/toolkit/args";
  * import { z } from "zod";
  *
  * isStandardSchema(z.object({})); // true
@@ -191,7 +192,7 @@ export function isStandardSchema(value: unknown): value is StandardSchema {
  *
  * @example Describe what a schema produces
  * ```ts
- * import { toJsonSchema, type ToJsonSchemaOptions } from "@forge/toolkit";
+ * import { toJsonSchema, type ToJsonSchemaOptions } from "@forge/toolkit/args";
  * import { z } from "zod";
  *
  * const output = z.object({ count: z.number().default(0) });
@@ -217,7 +218,7 @@ export interface ToJsonSchemaOptions {
  *
  * @example
  * ```ts
- * import { toJsonSchema } from "@forge/toolkit";
+ * import { toJsonSchema } from "@forge/toolkit/args";
  * import { z } from "zod";
  *
  * const schema = toJsonSchema(z.object({ name: z.string() }));

@@ -8,13 +8,12 @@
 //                                           round by round, side by side
 import {
   createServer,
-  decodeArguments,
   json,
   registerPatternTool,
   text,
-  toJsonSchema,
   wrapProbe,
 } from "../mod.ts";
+import { decodeArguments, toJsonSchema } from "../args/mod.ts";
 import { connect } from "../testing/testing.ts";
 import type { ToolContext } from "../server/server.ts";
 import { z } from "zod";

@@ -1,44 +1,11 @@
-/**
- * Typed environment configuration: declare each variable once with
- * {@linkcode env}, read them all with {@linkcode readEnv}, and get either a
- * fully typed config object or one {@linkcode EnvError} that lists every
- * missing or invalid variable together with the form it expects.
- *
- * Rules that hold for every kind:
- * - A variable that is unset or set to the empty string is missing: its
- *   default applies, or it is reported as required.
- * - Defaults and options are checked when the variable is declared, so a bad
- *   default fails at start-up, not on the first deployment that lacks it.
- * - Secret values are read as a {@linkcode Secret}, which prints as
- *   `[redacted]`, and never appear in error messages.
- *
- * @example A server's configuration
- * ```ts
- * import { env, readEnv } from "@forge/toolkit";
- *
- * const config = readEnv({
- *   root: env.string("HELLO_ROOT", { default: "." }),
- *   port: env.port("PORT", { default: 8080 }),
- *   timeout: env.duration("TIMEOUT", { default: "5s" }),
- *   verbose: env.bool("VERBOSE", { default: false }),
- *   mode: env.enum("MODE", ["dev", "prod"], { default: "dev" }),
- *   token: env.secret("API_TOKEN"),
- * }, { source: { API_TOKEN: "s3cret" } });
- *
- * config.port; // 8080
- * config.mode; // "dev"
- * config.token.reveal(); // "s3cret"
- * ```
- *
- * @module
- */
+// The variable kinds, their parsers, and readEnv().
 
 /**
  * Where variables are read from: a plain record or a lookup function.
  *
  * @example Read every variable under a prefix
  * ```ts
- * import { env, type EnvSource, readEnv } from "@forge/toolkit";
+ * import { env, type EnvSource, readEnv } from "@forge/toolkit/env";
  *
  * const vars: Record<string, string> = { NOTES_PORT: "9000" }; // stands in for Deno.env
  * const prefixed: EnvSource = (name) => vars[`NOTES_${name}`];
@@ -55,7 +22,7 @@ export type EnvSource =
  *
  * @example Test a config without touching the process environment
  * ```ts
- * import { env, readEnv, type ReadEnvOptions } from "@forge/toolkit";
+ * import { env, readEnv, type ReadEnvOptions } from "@forge/toolkit/env";
  * import assert from "node:assert/strict";
  *
  * const spec = { workers: env.int("WORKERS", { default: 4 }) };
@@ -79,7 +46,7 @@ export interface ReadEnvOptions {
  *
  * @example Read a hex colour in a custom kind
  * ```ts
- * import type { EnvReadResult } from "@forge/toolkit";
+ * import type { EnvReadResult } from "@forge/toolkit/env";
  *
  * function readColour(raw: string | undefined): EnvReadResult<string> {
  *   if (raw === undefined) return { ok: false, missing: true };
@@ -99,7 +66,7 @@ export type EnvReadResult<T> =
  *
  * @example A custom kind: a comma-separated list of integers
  * ```ts
- * import { type EnvVar, readEnv } from "@forge/toolkit";
+ * import { type EnvVar, readEnv } from "@forge/toolkit/env";
  *
  * const shards: EnvVar<number[]> = {
  *   name: "SHARDS",
@@ -135,7 +102,7 @@ export interface EnvVar<T> {
  *
  * @example Name the config type for the code that uses it
  * ```ts
- * import { env, type EnvConfig, readEnv } from "@forge/toolkit";
+ * import { env, type EnvConfig, readEnv } from "@forge/toolkit/env";
  *
  * const SPEC = {
  *   root: env.string("NOTES_ROOT", { default: "." }),
@@ -158,7 +125,7 @@ export type EnvConfig<S> = {
  *
  * @example Log problems as structured data
  * ```ts
- * import { env, EnvError, type EnvProblem, readEnv } from "@forge/toolkit";
+ * import { env, EnvError, type EnvProblem, readEnv } from "@forge/toolkit/env";
  *
  * try {
  *   const spec = { port: env.port("PORT"), key: env.secret("API_KEY") };
@@ -190,7 +157,7 @@ export interface EnvProblem {
  *
  * @example Report and exit
  * ```ts
- * import { env, EnvError, readEnv } from "@forge/toolkit";
+ * import { env, EnvError, readEnv } from "@forge/toolkit/env";
  *
  * try {
  *   readEnv({ port: env.port("PORT") }, { source: { PORT: "70000" } });
@@ -235,7 +202,7 @@ const ENCODER = new TextEncoder();
  *
  * @example Use a token without leaking it
  * ```ts
- * import { Secret } from "@forge/toolkit";
+ * import { Secret } from "@forge/toolkit/env";
  *
  * const token = new Secret("s3cret");
  * `${token}`; // "[redacted]"
@@ -266,7 +233,7 @@ export class Secret {
    *
    * @example
    * ```ts
-   * import { Secret } from "@forge/toolkit";
+   * import { Secret } from "@forge/toolkit/env";
    *
    * const token = new Secret("s3cret");
    * const headers = { authorization: `Bearer ${token.reveal()}` };
@@ -283,7 +250,7 @@ export class Secret {
    *
    * @example Check a bearer token
    * ```ts
-   * import { Secret } from "@forge/toolkit";
+   * import { Secret } from "@forge/toolkit/env";
    *
    * const token = new Secret("s3cret");
    * token.equals("guess"); // false
@@ -306,7 +273,7 @@ export class Secret {
    *
    * @example
    * ```ts
-   * import { Secret } from "@forge/toolkit";
+   * import { Secret } from "@forge/toolkit/env";
    *
    * String(new Secret("s3cret")); // "[redacted]"
    * ```
@@ -320,7 +287,7 @@ export class Secret {
    *
    * @example
    * ```ts
-   * import { Secret } from "@forge/toolkit";
+   * import { Secret } from "@forge/toolkit/env";
    *
    * JSON.stringify(new Secret("s3cret")); // '"[redacted]"'
    * ```
@@ -334,7 +301,7 @@ export class Secret {
    *
    * @example
    * ```ts
-   * import { Secret } from "@forge/toolkit";
+   * import { Secret } from "@forge/toolkit/env";
    *
    * Deno.inspect({ token: new Secret("s3cret") }); // "{ token: [redacted] }"
    * ```
@@ -349,7 +316,7 @@ export class Secret {
    * @example
    * ```ts
    * import { inspect } from "node:util";
-   * import { Secret } from "@forge/toolkit";
+   * import { Secret } from "@forge/toolkit/env";
    *
    * inspect({ token: new Secret("s3cret") }); // "{ token: [redacted] }"
    * ```
@@ -364,7 +331,7 @@ export class Secret {
  *
  * @example A kind of your own that takes the same options
  * ```ts
- * import { env, type EnvOptions, type EnvVar } from "@forge/toolkit";
+ * import { env, type EnvOptions, type EnvVar } from "@forge/toolkit/env";
  *
  * const LEVELS = ["debug", "info", "warning", "error"] as const;
  * type Level = typeof LEVELS[number];
@@ -389,7 +356,7 @@ export interface EnvOptions<T> {
  *
  * @example Bound a pool size
  * ```ts
- * import { env, type EnvNumberOptions, readEnv } from "@forge/toolkit";
+ * import { env, type EnvNumberOptions, readEnv } from "@forge/toolkit/env";
  *
  * const POOL: EnvNumberOptions = { default: 10, min: 1, max: 100 };
  * const config = readEnv({ pool: env.int("DB_POOL", POOL) }, { source: { DB_POOL: "25" } });
@@ -418,7 +385,7 @@ export interface EnvNumberOptions extends EnvOptions<number> {
  *
  * @example A request timeout between one second and five minutes
  * ```ts
- * import { env, type EnvDurationOptions, readEnv } from "@forge/toolkit";
+ * import { env, type EnvDurationOptions, readEnv } from "@forge/toolkit/env";
  *
  * const options: EnvDurationOptions = { default: "30s", min: "1s", max: "5m" };
  * const source = { TIMEOUT: "1m30s" };
@@ -446,7 +413,7 @@ export interface EnvDurationOptions extends EnvOptions<number | string> {
  *
  * @example Accept only an HTTPS webhook
  * ```ts
- * import { env, type EnvUrlOptions, readEnv } from "@forge/toolkit";
+ * import { env, type EnvUrlOptions, readEnv } from "@forge/toolkit/env";
  *
  * const options: EnvUrlOptions = { protocols: ["https"] };
  * const source = { WEBHOOK_URL: "https://hooks.example.com/abc" };
@@ -469,7 +436,7 @@ export interface EnvUrlOptions extends EnvOptions<string | URL> {
  *
  * @example A colon-separated search path
  * ```ts
- * import { env, type EnvListOptions, readEnv } from "@forge/toolkit";
+ * import { env, type EnvListOptions, readEnv } from "@forge/toolkit/env";
  *
  * const options: EnvListOptions = { separator: ":", default: ["./notes"] };
  * const source = { NOTES_PATH: "/srv/notes : /home/ada/notes" };
@@ -491,7 +458,7 @@ export interface EnvListOptions extends EnvOptions<readonly string[]> {
  *
  * @example Catch a truncated API key at start-up
  * ```ts
- * import { env, type EnvSecretOptions, readEnv } from "@forge/toolkit";
+ * import { env, type EnvSecretOptions, readEnv } from "@forge/toolkit/env";
  *
  * const options: EnvSecretOptions = { minLength: 32 };
  * const source = { API_KEY: "k".repeat(40) };
@@ -513,7 +480,7 @@ export interface EnvSecretOptions extends EnvOptions<string> {
  *
  * @example Take the kinds you use from `env`
  * ```ts
- * import { env, type EnvKinds, readEnv } from "@forge/toolkit";
+ * import { env, type EnvKinds, readEnv } from "@forge/toolkit/env";
  *
  * const { port, bool }: EnvKinds = env;
  * const spec = { port: port("PORT", { default: 8080 }), debug: bool("DEBUG", { default: false }) };
@@ -527,7 +494,7 @@ export interface EnvKinds {
    *
    * @example
    * ```ts
-   * import { env } from "@forge/toolkit";
+   * import { env } from "@forge/toolkit/env";
    *
    * const root = env.string("HELLO_ROOT", { default: "." });
    * ```
@@ -538,7 +505,7 @@ export interface EnvKinds {
    *
    * @example
    * ```ts
-   * import { env } from "@forge/toolkit";
+   * import { env } from "@forge/toolkit/env";
    *
    * const workers = env.int("WORKERS", { default: 4, min: 1, max: 64 });
    * ```
@@ -549,7 +516,7 @@ export interface EnvKinds {
    *
    * @example
    * ```ts
-   * import { env } from "@forge/toolkit";
+   * import { env } from "@forge/toolkit/env";
    *
    * const ratio = env.number("SAMPLE_RATIO", { default: 0.1, min: 0, max: 1 });
    * ```
@@ -560,7 +527,7 @@ export interface EnvKinds {
    *
    * @example
    * ```ts
-   * import { env } from "@forge/toolkit";
+   * import { env } from "@forge/toolkit/env";
    *
    * const verbose = env.bool("VERBOSE", { default: false });
    * ```
@@ -571,7 +538,7 @@ export interface EnvKinds {
    *
    * @example
    * ```ts
-   * import { env } from "@forge/toolkit";
+   * import { env } from "@forge/toolkit/env";
    *
    * const upstream = env.url("UPSTREAM", {
    *   default: "http://127.0.0.1:9000",
@@ -586,7 +553,7 @@ export interface EnvKinds {
    *
    * @example
    * ```ts
-   * import { env } from "@forge/toolkit";
+   * import { env } from "@forge/toolkit/env";
    *
    * const port = env.port("PORT", { default: 8080 });
    * ```
@@ -600,7 +567,7 @@ export interface EnvKinds {
    *
    * @example
    * ```ts
-   * import { env } from "@forge/toolkit";
+   * import { env } from "@forge/toolkit/env";
    *
    * const timeout = env.duration("TIMEOUT", { default: "5s", max: "10m" });
    * ```
@@ -612,7 +579,7 @@ export interface EnvKinds {
    *
    * @example
    * ```ts
-   * import { env } from "@forge/toolkit";
+   * import { env } from "@forge/toolkit/env";
    *
    * const hosts = env.list("HOSTS", { default: [] });
    * ```
@@ -624,7 +591,7 @@ export interface EnvKinds {
    *
    * @example
    * ```ts
-   * import { env } from "@forge/toolkit";
+   * import { env } from "@forge/toolkit/env";
    *
    * const mode = env.enum("MODE", ["dev", "prod"], { default: "dev" });
    * ```
@@ -639,7 +606,7 @@ export interface EnvKinds {
    *
    * @example
    * ```ts
-   * import { env } from "@forge/toolkit";
+   * import { env } from "@forge/toolkit/env";
    *
    * const token = env.secret("API_TOKEN", { minLength: 16 });
    * ```
@@ -651,7 +618,7 @@ export interface EnvKinds {
    *
    * @example
    * ```ts
-   * import { env } from "@forge/toolkit";
+   * import { env } from "@forge/toolkit/env";
    *
    * const logFile = env.optional(env.string("LOG_FILE")); // EnvVar<string | undefined>
    * ```
@@ -1190,7 +1157,7 @@ function declareOptional<T>(variable: EnvVar<T>): EnvVar<T | undefined> {
  *
  * @example Declare a spec
  * ```ts
- * import { env } from "@forge/toolkit";
+ * import { env } from "@forge/toolkit/env";
  *
  * const spec = {
  *   port: env.port("PORT", { default: 8080 }),
@@ -1268,7 +1235,7 @@ function echo(raw: string, secret: boolean): string {
  *
  * @example Read a config, with a record as the source
  * ```ts
- * import { env, readEnv } from "@forge/toolkit";
+ * import { env, readEnv } from "@forge/toolkit/env";
  *
  * const config = readEnv({
  *   port: env.port("PORT", { default: 8080 }),

@@ -19,7 +19,8 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { ToolServer } from "../server/server.ts";
 import type { McpTransport } from "../jsonrpc/types.ts";
 import { jsonType } from "../_util/json_type.ts";
-import { checkMessage, RPC_ERROR } from "../jsonrpc/check.ts";
+import { checkMessage } from "../jsonrpc/_check.ts";
+import { RPC_ERROR } from "../jsonrpc/errors.ts";
 
 /**
  * The default limit on one request body: 4 MiB.

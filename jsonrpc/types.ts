@@ -11,7 +11,7 @@
  *
  * @example Track requests awaiting an answer
  * ```ts
- * import type { JsonRpcId, JsonRpcMessage } from "@forge/toolkit";
+ * import type { JsonRpcId, JsonRpcMessage } from "@forge/toolkit/jsonrpc";
  *
  * const pending = new Map<JsonRpcId, (answer: JsonRpcMessage) => void>();
  * pending.set(1, (answer) => console.log("answered:", answer));
@@ -25,7 +25,7 @@ export type JsonRpcId = string | number;
  *
  * @example Tell the four kinds apart in a custom transport
  * ```ts
- * import type { JsonRpcMessage } from "@forge/toolkit";
+ * import type { JsonRpcMessage } from "@forge/toolkit/jsonrpc";
  *
  * function describe(message: JsonRpcMessage): string {
  *   if ("method" in message) {
@@ -56,7 +56,7 @@ export type JsonRpcMessage =
  *
  * @example Route a progress notification to the stream of its request
  * ```ts
- * import type { JsonRpcMessage, TransportSendOptions } from "@forge/toolkit";
+ * import type { JsonRpcMessage, TransportSendOptions } from "@forge/toolkit/jsonrpc";
  *
  * const streams = new Map<string | number, JsonRpcMessage[]>([[7, []]]);
  * function send(message: JsonRpcMessage, options: TransportSendOptions = {}): void {
@@ -76,7 +76,7 @@ export interface TransportSendOptions {
  *
  * @example
  * ```ts
- * import type { JsonRpcMessage, McpTransport } from "@forge/toolkit";
+ * import type { JsonRpcMessage, McpTransport } from "@forge/toolkit/jsonrpc";
  *
  * class Loopback implements McpTransport {
  *   onmessage?: (message: JsonRpcMessage) => void;

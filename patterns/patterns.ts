@@ -65,7 +65,7 @@ const IPV4_MAPPED = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/;
  *
  * @example A file named with brackets
  * ```ts
- * import { escapeGlob } from "@forge/toolkit";
+ * import { escapeGlob } from "@forge/toolkit/patterns";
  *
  * escapeGlob("src/[ab].ts"); // "src/\\[ab\\].ts"
  * ```
@@ -93,7 +93,7 @@ export function escapeGlob(text: string): string {
  *
  * @example Spellings of one file share one name
  * ```ts
- * import { canonicalPath } from "@forge/toolkit";
+ * import { canonicalPath } from "@forge/toolkit/patterns";
  *
  * canonicalPath("/w", "./sub/../a.txt"); // "a.txt"
  * canonicalPath("/w", "/w/src//x.ts"); // "src/x.ts"
@@ -282,7 +282,8 @@ export function fileAccess(root: string | URL): FileAccess {
  *
  * @example
  * ```ts
- * import { netAccess, type NetScheme } from "@forge/toolkit";
+ * import { netAccess } from "@forge/toolkit";
+ * import { type NetScheme } from "@forge/toolkit/patterns";
  *
  * const schemes: NetScheme[] = ["https", "wss"];
  * netAccess("https://example.com", { schemes });

@@ -26,7 +26,8 @@ import type {
  *
  * @example What a host sends to ask before it approves
  * ```ts
- * import { type JsonRpcMessage, META_PERMISSION_PATTERNS } from "@forge/toolkit";
+ * import { META_PERMISSION_PATTERNS } from "@forge/toolkit";
+ * import { type JsonRpcMessage } from "@forge/toolkit/jsonrpc";
  *
  * const probe: JsonRpcMessage = {
  *   jsonrpc: "2.0",
@@ -111,12 +112,47 @@ export const META_SUPPORTS_PERMISSION_PATTERNS =
   "forge.supports_permission_patterns";
 
 /**
+ * The `_meta` keys of the probe's wire contract in one object, for code
+ * that handles all four (a host, a gateway, a test). Each is also exported
+ * under its own name: {@linkcode META_PERMISSION_PATTERNS},
+ * {@linkcode META_PATTERNS}, {@linkcode META_ALWAYS} and
+ * {@linkcode META_SUPPORTS_PERMISSION_PATTERNS}.
+ *
+ * @example Read a probe's answer
+ * ```ts
+ * import { type CallToolResult, PROBE_META } from "@forge/toolkit";
+ *
+ * function patternsOfAnswer(answer: CallToolResult): string[] {
+ *   const meta = answer._meta ?? {};
+ *   return [
+ *     ...(meta[PROBE_META.ALWAYS] as string[] ?? []),
+ *     ...(meta[PROBE_META.PATTERNS] as string[] ?? []),
+ *   ];
+ * }
+ * patternsOfAnswer({ content: [], _meta: { [PROBE_META.PATTERNS]: ["write:a.txt"] } });
+ * ```
+ */
+export const PROBE_META: {
+  readonly PERMISSION_PATTERNS: typeof META_PERMISSION_PATTERNS;
+  readonly PATTERNS: typeof META_PATTERNS;
+  readonly ALWAYS: typeof META_ALWAYS;
+  readonly SUPPORTS_PERMISSION_PATTERNS:
+    typeof META_SUPPORTS_PERMISSION_PATTERNS;
+} = Object.freeze({
+  PERMISSION_PATTERNS: META_PERMISSION_PATTERNS,
+  PATTERNS: META_PATTERNS,
+  ALWAYS: META_ALWAYS,
+  SUPPORTS_PERMISSION_PATTERNS: META_SUPPORTS_PERMISSION_PATTERNS,
+});
+
+/**
  * Anything that names the patterns of one access, such as the result of a
  * canonicalising builder: it carries the resolved target for the handler too.
  *
  * @example An access of your own that hands the handler its checked target
  * ```ts
- * import { type Access, createServer, registerPatternTool, text } from "@forge/toolkit";
+ * import { createServer, registerPatternTool, text } from "@forge/toolkit";
+ * import { type Access } from "@forge/toolkit/patterns";
  * import { z } from "zod";
  *
  * function tableAccess(table: string): Access & { table: string } {
@@ -141,7 +177,8 @@ export interface Access {
  *
  * @example Mix a computed access with a fixed pattern
  * ```ts
- * import { type AccessList, fileAccess, patternsOf } from "@forge/toolkit";
+ * import { fileAccess } from "@forge/toolkit";
+ * import { type AccessList, patternsOf } from "@forge/toolkit/patterns";
  *
  * const site = fileAccess("/srv/site");
  * async function publishPatterns(page: string): Promise<AccessList> {
@@ -158,7 +195,8 @@ export type AccessList = readonly (string | Access)[];
  *
  * @example A handler written apart from its tool
  * ```ts
- * import { type FileTarget, type PatternToolContext, text } from "@forge/toolkit";
+ * import { text } from "@forge/toolkit";
+ * import { type FileTarget, type PatternToolContext } from "@forge/toolkit/patterns";
  *
  * async function append(args: { line: string }, ctx: PatternToolContext<FileTarget[]>) {
  *   const [target] = ctx.access; // resolved once, for the probe and for this call
@@ -178,7 +216,7 @@ export type PatternToolContext<P extends AccessList> = ToolContext & {
  * @example A fetch tool that also always writes its cache
  * ```ts
  * import { netAccess, text, wrapProbe } from "@forge/toolkit";
- * import type { NetTarget, ProbeDefinition } from "@forge/toolkit";
+ * import type { NetTarget, ProbeDefinition } from "@forge/toolkit/patterns";
  *
  * const probe: ProbeDefinition<{ url: string }, NetTarget[]> = {
  *   patterns: ({ url }) => [netAccess(url, { schemes: ["https"] })],
@@ -211,7 +249,8 @@ export interface ProbeDefinition<A, P extends AccessList> {
  * @example Define a pattern tool apart, then register it
  * ```ts
  * import { createServer, execAccess, registerPatternTool, text } from "@forge/toolkit";
- * import type { ExecTarget, PatternToolDefinition } from "@forge/toolkit";
+ * import type { PatternToolDefinition } from "@forge/toolkit";
+ * import type { ExecTarget } from "@forge/toolkit/patterns";
  * import { z } from "zod";
  *
  * const input = z.object({ ref: z.string() });
@@ -270,7 +309,7 @@ export function isProbe(
  *
  * @example
  * ```ts
- * import { patternsOf } from "@forge/toolkit";
+ * import { patternsOf } from "@forge/toolkit/patterns";
  *
  * patternsOf(["read:a.txt", { patterns: ["delete:a", "write:b"] }]);
  * // ["read:a.txt", "delete:a", "write:b"]

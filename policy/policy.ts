@@ -1,39 +1,4 @@
-/**
- * The host side of the permission-pattern probe: rules with wildcards that
- * match canonical patterns, and a {@linkcode Policy} of allow, ask and deny
- * rules that turns the patterns of one call into one decision.
- *
- * Rules use the pattern grammar (`verb:target`, checked by the same code as
- * `validate()`), with wildcards that follow the shape of each verb's target:
- *
- * - paths (`read`, `write`, `delete`): `*` within one segment, `**` a whole
- *   segment standing for zero or more segments (`src/**` matches `src`);
- *   relative rules match root-relative targets, `/…` rules absolute ones.
- * - hosts (`net:scheme://host[:port]`): `*` one label, `**` zero or more
- *   labels, so `*.example.com` does not match `example.com`.
- * - commands (`exec`): `*` one argument, `**` zero or more arguments.
- * - everywhere: `?` one character, `[a-z]`/`[!a-z]` a character class,
- *   `{a,b}` alternatives, `\` escapes the next character.
- *
- * Matching is anchored (the whole target must match) and case-sensitive.
- * Bad rules are refused when loaded, with a {@linkcode RuleSyntaxError} that
- * names the rule.
- *
- * @example Decide a call
- * ```ts
- * import { Policy } from "@forge/toolkit";
- *
- * const policy = new Policy({
- *   allow: ["read:**", "write:src/**"],
- *   deny: ["write:src/secrets/**", "exec:rm **"],
- * });
- * policy.evaluate(["read:README.md", "write:src/a.ts"]).decision; // "allow"
- * policy.evaluate(["write:src/secrets/key"]).decision; // "deny"
- * policy.evaluate(["net:https://example.com"]).decision; // "ask"
- * ```
- *
- * @module
- */
+// Rules, their compilation and matching, and the Policy that combines them.
 
 import { checkPattern, PATTERN_VERBS } from "../validate/pattern.ts";
 import { typeName } from "../_util/json_type.ts";
@@ -43,7 +8,7 @@ import { typeName } from "../_util/json_type.ts";
  *
  * @example
  * ```ts
- * import { type Decision, Policy } from "@forge/toolkit";
+ * import { type Decision, Policy } from "@forge/toolkit/policy";
  *
  * const decision: Decision = new Policy({}).evaluate(["read:a"]).decision; // "ask"
  * ```
@@ -55,7 +20,7 @@ export type Decision = "allow" | "ask" | "deny";
  *
  * @example
  * ```ts
- * import { Policy, type PolicyRules } from "@forge/toolkit";
+ * import { Policy, type PolicyRules } from "@forge/toolkit/policy";
  *
  * const rules: PolicyRules = JSON.parse('{"allow": ["read:**"], "deny": ["exec:rm **"]}');
  * const policy = new Policy(rules);
@@ -75,7 +40,7 @@ export interface PolicyRules {
  *
  * @example
  * ```ts
- * import { Policy } from "@forge/toolkit";
+ * import { Policy } from "@forge/toolkit/policy";
  *
  * const [first] = new Policy({ deny: ["write:/etc/**"] }).evaluate(["write:/etc/x"]).patterns;
  * // first → { pattern: "write:/etc/x", decision: "deny", rule: "write:/etc/**" }
@@ -97,7 +62,7 @@ export interface PatternDecision {
  *
  * @example
  * ```ts
- * import { Policy } from "@forge/toolkit";
+ * import { Policy } from "@forge/toolkit/policy";
  *
  * const result = new Policy({ allow: ["write:**"] }).evaluate(["delete:a", "write:b"]);
  * // result.decision → "ask": delete:a matched no rule
@@ -115,7 +80,7 @@ export interface PolicyDecision {
  *
  * @example
  * ```ts
- * import { RuleSyntaxError } from "@forge/toolkit";
+ * import { RuleSyntaxError } from "@forge/toolkit/policy";
  *
  * const error = new RuleSyntaxError("empty target", "read:", { column: 6, list: "allow", index: 0 });
  * ```
@@ -148,7 +113,7 @@ export interface RuleSyntaxErrorOptions {
  *
  * @example Report a bad rule in a host's settings
  * ```ts
- * import { Policy, RuleSyntaxError } from "@forge/toolkit";
+ * import { Policy, RuleSyntaxError } from "@forge/toolkit/policy";
  *
  * try {
  *   new Policy({ allow: ["WRITE:a.txt"] });
@@ -209,7 +174,7 @@ export class RuleSyntaxError extends SyntaxError {
  *
  * @example Paths, hosts and commands
  * ```ts
- * import { Rule } from "@forge/toolkit";
+ * import { Rule } from "@forge/toolkit/policy";
  *
  * new Rule("write:src/**").test("write:src/a/b.ts"); // true
  * new Rule("net:https://*.example.com").test("net:https://example.com"); // false
@@ -242,7 +207,7 @@ export class Rule {
    *
    * @example
    * ```ts
-   * import { Rule } from "@forge/toolkit";
+   * import { Rule } from "@forge/toolkit/policy";
    *
    * new Rule("read:*.md").test("read:README.md"); // true
    * ```
@@ -263,7 +228,7 @@ export class Rule {
  *
  * @example Segments and labels
  * ```ts
- * import { matchPattern } from "@forge/toolkit";
+ * import { matchPattern } from "@forge/toolkit/policy";
  *
  * matchPattern("write:src/*.ts", "write:src/a.ts"); // true
  * matchPattern("write:src/*.ts", "write:src/a/b.ts"); // false
@@ -288,7 +253,7 @@ export function matchPattern(rule: string, pattern: string): boolean {
  *
  * @example Deny wins over allow
  * ```ts
- * import { Policy } from "@forge/toolkit";
+ * import { Policy } from "@forge/toolkit/policy";
  *
  * const policy = new Policy({ allow: ["exec:**"], deny: ["exec:rm **"] });
  * const result = policy.evaluate(["exec:rm -rf x"]);
@@ -367,7 +332,7 @@ export class Policy {
    *
    * @example
    * ```ts
-   * import { Policy } from "@forge/toolkit";
+   * import { Policy } from "@forge/toolkit/policy";
    *
    * const policy = new Policy({ allow: ["write:**"] });
    * policy.evaluate(["delete:a.txt", "write:b.txt"]).decision; // "ask"

@@ -12,7 +12,8 @@ import { jsonType } from "../_util/json_type.ts";
  *
  * @example Show a summary to the user only
  * ```ts
- * import { type CallToolResult, type ContentAnnotations, text } from "@forge/toolkit";
+ * import { type CallToolResult, text } from "@forge/toolkit";
+ * import { type ContentAnnotations } from "@forge/toolkit/result";
  *
  * const forUser: ContentAnnotations = { audience: ["user"], priority: 0.2 };
  * const result: CallToolResult = text("Done: 3 files written");
@@ -33,7 +34,8 @@ export interface ContentAnnotations {
  *
  * @example One text block per file name
  * ```ts
- * import type { CallToolResult, TextContent } from "@forge/toolkit";
+ * import type { CallToolResult } from "@forge/toolkit";
+ * import type { TextContent } from "@forge/toolkit/result";
  *
  * const lines: TextContent[] = ["a.txt", "b.txt"].map((name) => ({ type: "text", text: name }));
  * const result: CallToolResult = { content: lines };
@@ -55,7 +57,8 @@ export interface TextContent {
  *
  * @example Return a chart next to its caption
  * ```ts
- * import type { CallToolResult, ImageContent } from "@forge/toolkit";
+ * import type { CallToolResult } from "@forge/toolkit";
+ * import type { ImageContent } from "@forge/toolkit/result";
  *
  * const png = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]);
  * const chart: ImageContent = {
@@ -84,7 +87,8 @@ export interface ImageContent {
  *
  * @example Return a spoken answer for the user
  * ```ts
- * import type { AudioContent, CallToolResult } from "@forge/toolkit";
+ * import type { CallToolResult } from "@forge/toolkit";
+ * import type { AudioContent } from "@forge/toolkit/result";
  *
  * const speech: AudioContent = {
  *   type: "audio",
@@ -113,7 +117,8 @@ export interface AudioContent {
  *
  * @example List search hits as links instead of inlining them
  * ```ts
- * import type { CallToolResult, ResourceLinkContent } from "@forge/toolkit";
+ * import type { CallToolResult } from "@forge/toolkit";
+ * import type { ResourceLinkContent } from "@forge/toolkit/result";
  *
  * const hits: ResourceLinkContent[] = ["todo.md", "ideas.md"].map((name) => ({
  *   type: "resource_link",
@@ -148,7 +153,7 @@ export interface ResourceLinkContent {
  *
  * @example Text and binary contents
  * ```ts
- * import type { ResourceContents } from "@forge/toolkit";
+ * import type { ResourceContents } from "@forge/toolkit/result";
  *
  * const note: ResourceContents = { uri: "notes://todo", mimeType: "text/markdown", text: "# Todo" };
  * const logo: ResourceContents = { uri: "assets://logo", mimeType: "image/png", blob: "iVBORw0KGgo=" };
@@ -173,7 +178,8 @@ export type ResourceContents =
  *
  * @example Embed a binary file, which `resource()` does not cover
  * ```ts
- * import type { CallToolResult, EmbeddedResourceContent } from "@forge/toolkit";
+ * import type { CallToolResult } from "@forge/toolkit";
+ * import type { EmbeddedResourceContent } from "@forge/toolkit/result";
  *
  * const archive: EmbeddedResourceContent = {
  *   type: "resource",
@@ -337,7 +343,8 @@ export function audio(
  *
  * @example Describe a linked file
  * ```ts
- * import { resourceLink, type ResourceLinkOptions } from "@forge/toolkit";
+ * import { resourceLink } from "@forge/toolkit";
+ * import { type ResourceLinkOptions } from "@forge/toolkit/result";
  *
  * const pdf: ResourceLinkOptions = {
  *   title: "Q3 report",

@@ -16,10 +16,9 @@ import type {
   JsonRpcMessage,
   McpTransport,
 } from "../jsonrpc/types.ts";
-import { ProtocolError } from "./resources.ts";
 import { isRecord, jsonType } from "../_util/json_type.ts";
 import { LazyAbort } from "../_util/abort.ts";
-import { RPC_ERROR } from "../jsonrpc/check.ts";
+import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
 import { isThenable } from "../_util/thenable.ts";
 
 /** The newest protocol version, answered when the client asks for one this server does not know. */

@@ -6,8 +6,7 @@
  */
 
 import type { Completer, RequestContext } from "./resources.ts";
-import { RPC_ERROR } from "../jsonrpc/check.ts";
-import { ProtocolError } from "./resources.ts";
+import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
 import type { Content } from "../result/result.ts";
 
 /**
@@ -15,7 +14,7 @@ import type { Content } from "../result/result.ts";
  *
  * @example A required argument whose values the client can complete
  * ```ts
- * import type { PromptArgument } from "@forge/toolkit";
+ * import type { PromptArgument } from "@forge/toolkit/server";
  *
  * const LANGUAGES = ["go", "rust", "typescript"];
  * const language: PromptArgument = {
@@ -46,7 +45,7 @@ export interface PromptArgument {
  *
  * @example Seed a conversation with an example exchange
  * ```ts
- * import type { PromptMessage } from "@forge/toolkit";
+ * import type { PromptMessage } from "@forge/toolkit/server";
  *
  * const messages: PromptMessage[] = [
  *   { role: "user", content: { type: "text", text: "Summarise: The build failed on step 3." } },
@@ -67,7 +66,7 @@ export interface PromptMessage {
  *
  * @example Render a prompt in a function of its own
  * ```ts
- * import type { PromptResult } from "@forge/toolkit";
+ * import type { PromptResult } from "@forge/toolkit/server";
  *
  * function commitMessage(diff: string): PromptResult {
  *   return {

@@ -7,58 +7,16 @@
  */
 
 import type { ContentAnnotations, ResourceContents } from "../result/result.ts";
-import { RPC_ERROR } from "../jsonrpc/check.ts";
+import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
 import { UriTemplate } from "./_uri_template.ts";
-
-/**
- * A JSON-RPC error: thrown from a resource or prompt callback (or by the
- * toolkit) it is answered as a JSON-RPC error with this code.
- *
- * @example
- * ```ts
- * import { ProtocolError, RPC_ERROR } from "@forge/toolkit";
- *
- * function unknownPrompt(name: string): never {
- *   throw new ProtocolError(RPC_ERROR.INVALID_PARAMS, `Unknown prompt: ${JSON.stringify(name)}`);
- * }
- * ```
- */
-export class ProtocolError extends Error {
-  /** The JSON-RPC error code. */
-  readonly code: number;
-  /**
-   * Creates the error.
-   *
-   * @param code The JSON-RPC error code.
-   * @param message What went wrong.
-   */
-  constructor(code: number, message: string) {
-    super(message);
-    this.name = "ProtocolError";
-    this.code = code;
-  }
-}
-
-/**
- * MCP's error code for a resource that does not exist.
- *
- * @example
- * ```ts
- * import { ProtocolError, RESOURCE_NOT_FOUND } from "@forge/toolkit";
- *
- * function notFound(uri: string): never {
- *   throw new ProtocolError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`);
- * }
- * ```
- */
-export const RESOURCE_NOT_FOUND: number = -32002;
 
 /**
  * What a resource or prompt callback knows about its request.
  *
  * @example Stop reading a large file when the client cancels
  * ```ts
- * import { createServer, type RequestContext } from "@forge/toolkit";
+ * import { createServer } from "@forge/toolkit";
+ * import { type RequestContext } from "@forge/toolkit/server";
  *
  * async function readLog(uri: URL, ctx: RequestContext) {
  *   const text = await Deno.readTextFile("/var/log/app.log", { signal: ctx.signal });
@@ -80,7 +38,7 @@ export interface RequestContext {
  *
  * @example List the concrete resources of a template
  * ```ts
- * import type { ListedResource } from "@forge/toolkit";
+ * import type { ListedResource } from "@forge/toolkit/server";
  *
  * async function listNotes(): Promise<ListedResource[]> {
  *   const notes: ListedResource[] = [];
@@ -115,7 +73,7 @@ export interface ListedResource {
  *
  * @example Answer one read with several contents
  * ```ts
- * import type { ReadResult } from "@forge/toolkit";
+ * import type { ReadResult } from "@forge/toolkit/server";
  *
  * function readBundle(uri: URL): ReadResult {
  *   return [
@@ -154,7 +112,7 @@ export interface ResourceDefinition extends ListedResource {
  *
  * @example Complete a branch name within the repository already chosen
  * ```ts
- * import type { Completer } from "@forge/toolkit";
+ * import type { Completer } from "@forge/toolkit/server";
  *
  * const BRANCHES: Record<string, string[]> = { api: ["main", "next"], web: ["main", "redesign"] };
  * const branch: Completer = (typed, { arguments: chosen }) =>
@@ -319,7 +277,10 @@ export class ResourceRegistry {
         return contents(await def.read(url, variables, ctx), uri);
       }
     }
-    throw new ProtocolError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`);
+    throw new ProtocolError(
+      RPC_ERROR.RESOURCE_NOT_FOUND,
+      `Resource not found: ${uri}`,
+    );
   }
 
   /** Whether `uri` names a resource this registry can read. */

@@ -13,7 +13,6 @@
 
 import { type PromptDefinition, PromptRegistry } from "./prompts.ts";
 import {
-  ProtocolError,
   type RequestContext,
   type ResourceDefinition,
   ResourceRegistry,
@@ -40,10 +39,8 @@ import { StdioTransport, type StdioTransportOptions } from "../stdio/stdio.ts";
 import { type RequestExtra, type RequestHandler, Session } from "./_session.ts";
 import { isRecord, jsonType } from "../_util/json_type.ts";
 import { LazyAbort } from "../_util/abort.ts";
-import { RPC_ERROR } from "../jsonrpc/check.ts";
+import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
 import { isThenable } from "../_util/thenable.ts";
-
-export { RPC_ERROR } from "../jsonrpc/check.ts";
 
 /** Microtask turns between a call settling and its answer reaching the transport, with room to spare. */
 const ANSWER_TURNS = 16;
@@ -142,7 +139,8 @@ export interface ToolAnnotations {
  *
  * @example Pick a level from an upstream status
  * ```ts
- * import type { LogLevel, ToolContext } from "@forge/toolkit";
+ * import type { ToolContext } from "@forge/toolkit";
+ * import type { LogLevel } from "@forge/toolkit/server";
  *
  * function logStatus(ctx: ToolContext, status: number): void {
  *   const level: LogLevel = status >= 500 ? "error" : status >= 400 ? "warning" : "debug";
@@ -165,7 +163,7 @@ export type LogLevel =
  *
  * @example Hand the call's logger to a helper
  * ```ts
- * import type { ToolLogger } from "@forge/toolkit";
+ * import type { ToolLogger } from "@forge/toolkit/server";
  *
  * async function fetchWithRetry(url: string, log: ToolLogger): Promise<Response> {
  *   for (let attempt = 1;; attempt++) {
@@ -244,7 +242,7 @@ export interface ToolContext {
  *
  * @example Give the model context, then the question
  * ```ts
- * import type { SamplingMessage } from "@forge/toolkit";
+ * import type { SamplingMessage } from "@forge/toolkit/server";
  *
  * function ask(question: string, document: string): SamplingMessage[] {
  *   return [
@@ -266,7 +264,8 @@ export interface SamplingMessage {
  *
  * @example Summarise with the client's model
  * ```ts
- * import type { SamplingParams, ToolContext } from "@forge/toolkit";
+ * import type { ToolContext } from "@forge/toolkit";
+ * import type { SamplingParams } from "@forge/toolkit/server";
  *
  * async function summarise(body: string, ctx: ToolContext): Promise<string> {
  *   const params: SamplingParams = {
@@ -296,7 +295,8 @@ export interface SamplingParams {
  *
  * @example Turn the model's answer into a tool result
  * ```ts
- * import { error, type SamplingResult, text } from "@forge/toolkit";
+ * import { error, text } from "@forge/toolkit";
+ * import { type SamplingResult } from "@forge/toolkit/server";
  *
  * function toResult(answer: SamplingResult) {
  *   if (answer.stopReason === "maxTokens") {
@@ -324,7 +324,8 @@ export interface SamplingResult {
  *
  * @example Ask the user to confirm a deletion
  * ```ts
- * import type { ElicitationParams, ToolContext } from "@forge/toolkit";
+ * import type { ToolContext } from "@forge/toolkit";
+ * import type { ElicitationParams } from "@forge/toolkit/server";
  *
  * async function confirm(ctx: ToolContext, what: string): Promise<boolean> {
  *   const params: ElicitationParams = {
@@ -354,7 +355,8 @@ export interface ElicitationParams {
  *
  * @example Tell the model what the user decided
  * ```ts
- * import { type ElicitationResult, error, text } from "@forge/toolkit";
+ * import { error, text } from "@forge/toolkit";
+ * import { type ElicitationResult } from "@forge/toolkit/server";
  *
  * function booking(answer: ElicitationResult) {
  *   if (answer.action !== "accept") {
@@ -440,7 +442,8 @@ export interface ToolDefinition<
  *
  * @example Check the schema a client will see
  * ```ts
- * import { createServer, type ListedTool, text } from "@forge/toolkit";
+ * import { createServer, text } from "@forge/toolkit";
+ * import { type ListedTool } from "@forge/toolkit/server";
  * import { z } from "zod";
  * import assert from "node:assert/strict";
  *

@@ -1,29 +1,19 @@
-/**
- * The toolkit's stdio transport: newline-delimited JSON-RPC over stdin and
- * stdout, or over any pair of web streams.
- *
- * Unlike the SDK's stdio transport it frames by scanning only the bytes that
- * arrived (a 1 MiB line costs one pass, not one per chunk), answers a
- * malformed line with -32700 and a malformed message with -32600 and keeps
- * serving, answers an oversized message with an error instead of exiting,
- * batches writes that happen in the same tick, and reports stdin EOF.
- *
- * @module
- */
+// The stdio transport: framing, reads, batched writes and EOF.
 
 import type {
   JsonRpcId,
   JsonRpcMessage,
   McpTransport,
 } from "../jsonrpc/types.ts";
-import { checkMessage, RPC_ERROR } from "../jsonrpc/check.ts";
+import { checkMessage } from "../jsonrpc/_check.ts";
+import { RPC_ERROR } from "../jsonrpc/errors.ts";
 
 /**
  * The default limit on one incoming message: 16 MiB.
  *
  * @example Accept messages up to four times the default
  * ```ts
- * import { DEFAULT_MAX_MESSAGE_BYTES, StdioTransport } from "@forge/toolkit";
+ * import { DEFAULT_MAX_MESSAGE_BYTES, StdioTransport } from "@forge/toolkit/stdio";
  *
  * // For a tool whose arguments carry large files inline.
  * const transport = new StdioTransport({
@@ -43,7 +33,7 @@ const READ_BUFFER_BYTES = 64 * 1024;
  *
  * @example Speak MCP over in-memory streams instead of stdin and stdout
  * ```ts
- * import { StdioTransport } from "@forge/toolkit";
+ * import { StdioTransport } from "@forge/toolkit/stdio";
  *
  * const request = '{"jsonrpc":"2.0","id":1,"method":"ping"}\n';
  * const output = new TransformStream<Uint8Array, Uint8Array>();
@@ -89,7 +79,8 @@ interface Batch {
  *
  * @example
  * ```ts ignore
- * import { createServer, StdioTransport } from "@forge/toolkit";
+ * import { createServer } from "@forge/toolkit";
+ * import { StdioTransport } from "@forge/toolkit/stdio";
  *
  * const server = createServer({ name: "s", version: "1" });
  * await server.connect(new StdioTransport({ maxMessageBytes: 1 << 20 }));

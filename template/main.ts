@@ -10,14 +10,8 @@
  * @module
  */
 
-import {
-  createServer,
-  env,
-  EnvError,
-  readEnv,
-  text,
-  type ToolServer,
-} from "@forge/toolkit";
+import { createServer, text, type ToolServer } from "@forge/toolkit";
+import { env, EnvError, readEnv } from "@forge/toolkit/env";
 import { z } from "zod";
 
 /** The settings this server reads from its environment at start-up. */

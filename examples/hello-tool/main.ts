@@ -19,7 +19,7 @@
  * @module
  */
 
-import { env, EnvError, readEnv } from "@forge/toolkit";
+import { env, EnvError, readEnv } from "@forge/toolkit/env";
 import { ConfigError, watchConfig } from "@forge/toolkit/configreload";
 import { z } from "zod";
 import { parseCommandLine, USAGE, UsageError } from "./cli.ts";

@@ -12,12 +12,12 @@
 import {
   createServer,
   fileAccess,
-  type FileTarget,
   registerPatternTool,
   text,
   ToolError,
   type ToolServer,
 } from "@forge/toolkit";
+import { type FileTarget } from "@forge/toolkit/patterns";
 import { formatDiagnostics, validateFile } from "@forge/toolkit/validate";
 import { z } from "zod";
 import { writeFileAtomic } from "./write_atomic.ts";

@@ -1,35 +1,8 @@
-// Internal: the JSON-RPC error codes and the shape check both transports
-// apply to each parsed message, so that stdio and HTTP refuse the same things
-// with the same codes and words.
+// Internal: the shape check both transports apply to each parsed message, so
+// that stdio and HTTP refuse the same things with the same codes and words.
 
 import type { JsonRpcId } from "./types.ts";
 import { isRecord, jsonType } from "../_util/json_type.ts";
-
-/**
- * JSON-RPC error codes the toolkit answers with.
- *
- * @example Assert that an unknown tool is a protocol error
- * ```ts
- * import { createServer, RPC_ERROR } from "@forge/toolkit";
- * import { connect, RpcError } from "@forge/toolkit/testing";
- * import assert from "node:assert/strict";
- *
- * await using client = await connect(createServer({ name: "s", version: "1" }));
- * await assert.rejects(
- *   client.call("missing"),
- *   (e) => e instanceof RpcError && e.code === RPC_ERROR.INVALID_PARAMS,
- * );
- * ```
- */
-export const RPC_ERROR = {
-  PARSE_ERROR: -32700,
-  INVALID_REQUEST: -32600,
-  METHOD_NOT_FOUND: -32601,
-  INVALID_PARAMS: -32602,
-  INTERNAL_ERROR: -32603,
-  CONNECTION_CLOSED: -32000,
-  REQUEST_TIMEOUT: -32001,
-} as const;
 
 /** Whether a value can be a JSON-RPC id (MCP allows no null id on requests). */
 export function isId(value: unknown): value is JsonRpcId {

@@ -1,0 +1,64 @@
+/**
+ * The server: {@linkcode createServer} makes a {@linkcode ToolServer} that
+ * registers tools, resources and prompts, runs each tool call through its
+ * call layers (`server.use()`), and serves one or many sessions over any
+ * transport with a real lifecycle. This entry has every type of that API;
+ * the package's main entry has the ones most servers use.
+ *
+ * @example A tool, a resource and a logging layer
+ * ```ts
+ * import { createServer, text } from "@forge/toolkit";
+ *
+ * const server = createServer({ name: "notes", version: "0.1.0" });
+ * server.use(async (call, next) => {
+ *   const started = performance.now();
+ *   const result = await next();
+ *   console.error(`${call.name}: ${(performance.now() - started).toFixed(1)} ms`);
+ *   return result;
+ * });
+ * server.tool({ name: "count", description: "Counts notes", handler: () => text("3") });
+ * server.resource({
+ *   uri: "notes://index",
+ *   name: "index",
+ *   read: (uri) => ({ uri: uri.href, text: "todo, ideas" }),
+ * });
+ * if (import.meta.main) await server.serve();
+ * ```
+ *
+ * @module
+ */
+
+export { text } from "../result/result.ts";
+export {
+  createServer,
+  type ElicitationParams,
+  type ElicitationResult,
+  type ListedTool,
+  type LogLevel,
+  type SamplingMessage,
+  type SamplingParams,
+  type SamplingResult,
+  type ServeOptions,
+  type ServerInfo,
+  type ServerOptions,
+  type ToolAnnotations,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolHandler,
+  type ToolLogger,
+  ToolServer,
+} from "./server.ts";
+export type {
+  Completer,
+  ListedResource,
+  ReadResult,
+  RequestContext,
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+} from "./resources.ts";
+export type {
+  PromptArgument,
+  PromptDefinition,
+  PromptMessage,
+  PromptResult,
+} from "./prompts.ts";
