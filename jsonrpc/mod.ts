@@ -33,7 +33,11 @@
 export type {
   JsonRpcId,
   JsonRpcMessage,
+  Listening,
+  ListenOptions,
   McpTransport,
+  SessionHost,
+  SessionListener,
   TransportSendOptions,
 } from "./types.ts";
 export { ProtocolError, RPC_ERROR } from "./errors.ts";

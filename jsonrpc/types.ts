@@ -109,3 +109,93 @@ export interface McpTransport {
   /** Told the negotiated protocol version after initialisation. */
   setProtocolVersion?: (version: string) => void;
 }
+
+/**
+ * What a multi-session transport (Streamable HTTP) needs of a server: a
+ * way to serve one more session. `ToolServer` is one; so is anything else
+ * that can take a transport, so transports depend on this and not on the
+ * server.
+ *
+ * @example A listener that serves one session per transport it is handed
+ * ```ts
+ * import type { McpTransport, SessionHost } from "@forge/toolkit/jsonrpc";
+ *
+ * async function serveAll(host: SessionHost, transports: McpTransport[]) {
+ *   await Promise.all(transports.map((transport) => host.connect(transport)));
+ * }
+ * ```
+ */
+export interface SessionHost {
+  /** Serves one session over `transport`; resolves once it has started. */
+  connect(transport: McpTransport): Promise<void>;
+}
+
+/**
+ * Options a {@linkcode SessionListener} is started with by `server.serve()`.
+ *
+ * @example
+ * ```ts
+ * import type { ListenOptions } from "@forge/toolkit/jsonrpc";
+ *
+ * const options: ListenOptions = { handleSignals: false };
+ * ```
+ */
+export interface ListenOptions {
+  /**
+   * Whether the listener stops on SIGINT and SIGTERM.
+   *
+   * @default {true}
+   */
+  handleSignals?: boolean;
+}
+
+/**
+ * A running listener: it ends when {@linkcode Listening.shutdown} is called
+ * or its own stop condition (a signal) arrives.
+ *
+ * @example Stop a listener after a minute
+ * ```ts
+ * import type { Listening } from "@forge/toolkit/jsonrpc";
+ *
+ * async function runFor(listening: Listening, ms: number): Promise<void> {
+ *   const timer = setTimeout(() => listening.shutdown(), ms);
+ *   await listening.finished;
+ *   clearTimeout(timer);
+ * }
+ * ```
+ */
+export interface Listening {
+  /** Resolves once the listener has stopped and its sessions are closed. */
+  readonly finished: Promise<void>;
+  /** Stops taking sessions, closes the open ones, and resolves when done. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * A transport that serves many sessions, each with its own
+ * {@linkcode McpTransport}: `server.serve({ transport })` starts it, and
+ * `streamableHttp()` from `@forge/toolkit/http` is one.
+ *
+ * @example A listener made from a list of transports
+ * ```ts
+ * import type { McpTransport, SessionListener } from "@forge/toolkit/jsonrpc";
+ *
+ * function sessions(transports: McpTransport[]): SessionListener {
+ *   return {
+ *     listen(host) {
+ *       const done = Promise.all(transports.map((t) => host.connect(t)));
+ *       return {
+ *         finished: done.then(() => {}),
+ *         shutdown: async () => {
+ *           await Promise.all(transports.map((t) => t.close()));
+ *         },
+ *       };
+ *     },
+ *   };
+ * }
+ * ```
+ */
+export interface SessionListener {
+  /** Starts serving sessions of `host`. */
+  listen(host: SessionHost, options: ListenOptions): Listening;
+}
