@@ -64,6 +64,7 @@ export {
   wrapProbe,
 } from "./patterns/mod.ts";
 export {
+  type CallLayer,
   createServer,
   type PromptDefinition,
   type ResourceDefinition,

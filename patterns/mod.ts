@@ -39,18 +39,20 @@ export {
   type Access,
   type AccessList,
   isProbe,
-  META_ALWAYS,
-  META_PATTERNS,
-  META_PERMISSION_PATTERNS,
-  META_SUPPORTS_PERMISSION_PATTERNS,
   patternsOf,
   type PatternToolContext,
   type PatternToolDefinition,
-  PROBE_META,
   type ProbeDefinition,
   registerPatternTool,
   wrapProbe,
 } from "./probe.ts";
+export {
+  META_ALWAYS,
+  META_PATTERNS,
+  META_PERMISSION_PATTERNS,
+  META_SUPPORTS_PERMISSION_PATTERNS,
+  PROBE_META,
+} from "./probe_meta.ts";
 export {
   canonicalPath,
   escapeGlob,

@@ -3,17 +3,20 @@ import { z } from "zod";
 import {
   type AccessList,
   isProbe,
-  META_ALWAYS,
-  META_PATTERNS,
-  META_PERMISSION_PATTERNS,
-  META_SUPPORTS_PERMISSION_PATTERNS,
   patternsOf,
   type PatternToolContext,
   registerPatternTool,
   wrapProbe,
 } from "./probe.ts";
+import {
+  META_ALWAYS,
+  META_PATTERNS,
+  META_PERMISSION_PATTERNS,
+  META_SUPPORTS_PERMISSION_PATTERNS,
+} from "./probe_meta.ts";
 import { text, ToolError } from "../result/result.ts";
-import { createServer, type ToolContext } from "../server/server.ts";
+import { createServer } from "../server/server.ts";
+import type { ToolContext } from "../server/context.ts";
 import { connect, RpcError } from "../testing/testing.ts";
 
 /** A handler context as the server would pass it, with the given `_meta`. */

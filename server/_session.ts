@@ -56,22 +56,29 @@ export interface RequestExtra {
   ) => Promise<Record<string, unknown>>;
 }
 
-/** A request handler: params in, result out; a thrown error with a numeric `code` keeps it. */
-export type RequestHandler = (
+/**
+ * A request handler: params in, result out; a thrown error with a numeric
+ * `code` keeps it. `context` is the session's own (its subscriptions, its
+ * log level), so that one handler table serves every session.
+ */
+export type RequestHandler<C> = (
   params: Record<string, unknown>,
   extra: RequestExtra,
+  context: C,
 ) => unknown;
 
 /** What a session needs to answer `initialize`. */
-export interface SessionOptions {
+export interface SessionOptions<C> {
   /** `serverInfo`. */
   info: Record<string, unknown>;
   /** `capabilities`. */
   capabilities: Record<string, unknown>;
   /** `instructions`, if any. */
   instructions?: string;
-  /** Handlers by method. */
-  handlers: ReadonlyMap<string, RequestHandler>;
+  /** Handlers by method, shared by every session of a server. */
+  handlers: ReadonlyMap<string, RequestHandler<C>>;
+  /** What the handlers get as `context` for this session. */
+  context: C;
   /** Called once when the transport has closed. */
   onclose?: () => void;
 }
@@ -82,17 +89,17 @@ interface Pending {
 }
 
 /** One MCP session on one transport. */
-export class Session {
+export class Session<C = unknown> {
   /** The client's capabilities, once initialised. */
   clientCapabilities: Record<string, unknown> | undefined;
   #transport: McpTransport;
-  #options: SessionOptions;
+  #options: SessionOptions<C>;
   #running = new Map<JsonRpcId, LazyAbort>();
   #pending = new Map<JsonRpcId, Pending>();
   #nextId = 0;
   #closed = false;
 
-  constructor(transport: McpTransport, options: SessionOptions) {
+  constructor(transport: McpTransport, options: SessionOptions<C>) {
     this.#transport = transport;
     this.#options = options;
   }
@@ -233,7 +240,11 @@ export class Session {
         }`,
       );
     }
-    return handler(params ?? {}, new Extra(this, id, controller));
+    return handler(
+      params ?? {},
+      new Extra(this, id, controller),
+      this.#options.context,
+    );
   }
 
   #settle(
@@ -345,12 +356,16 @@ export class Session {
 }
 
 /** A request's `extra`: one object, methods on the prototype, the signal made on demand. */
-class Extra implements RequestExtra {
+class Extra<C> implements RequestExtra {
   readonly requestId: JsonRpcId;
-  readonly #session: Session;
+  readonly #session: Session<C>;
   readonly #abort: LazyAbort;
 
-  constructor(session: Session, requestId: JsonRpcId, abort: LazyAbort) {
+  constructor(
+    session: Session<C>,
+    requestId: JsonRpcId,
+    abort: LazyAbort,
+  ) {
     this.#session = session;
     this.requestId = requestId;
     this.#abort = abort;

@@ -42,12 +42,13 @@ class FakeTransport implements McpTransport {
   }
 }
 
-async function open(handlers: Record<string, RequestHandler> = {}) {
+async function open(handlers: Record<string, RequestHandler<undefined>> = {}) {
   const transport = new FakeTransport();
   const session = new Session(transport, {
     info: { name: "s", version: "1" },
     capabilities: { tools: {} },
     handlers: new Map(Object.entries(handlers)),
+    context: undefined,
   });
   await session.start();
   return { transport, session };
@@ -145,7 +146,7 @@ Deno.test("Session aborts a cancelled request and sends no answer for it", async
 });
 
 Deno.test("Session requests to the client: answered, refused without the capability, aborted, closed", async (t) => {
-  let extraOf!: Parameters<RequestHandler>[1];
+  let extraOf!: Parameters<RequestHandler<undefined>>[1];
   const { transport, session } = await open({
     hold: (_params, extra) => {
       extraOf = extra;

@@ -31,23 +31,28 @@
 export { text } from "../result/result.ts";
 export {
   createServer,
-  type ElicitationParams,
-  type ElicitationResult,
-  type ListedTool,
-  type LogLevel,
-  type SamplingMessage,
-  type SamplingParams,
-  type SamplingResult,
   type ServeOptions,
   type ServerInfo,
   type ServerOptions,
-  type ToolAnnotations,
-  type ToolContext,
-  type ToolDefinition,
-  type ToolHandler,
-  type ToolLogger,
   ToolServer,
 } from "./server.ts";
+export type {
+  ListedTool,
+  ToolAnnotations,
+  ToolDefinition,
+  ToolHandler,
+} from "./tool.ts";
+export type {
+  ElicitationParams,
+  ElicitationResult,
+  LogLevel,
+  SamplingMessage,
+  SamplingParams,
+  SamplingResult,
+  ToolContext,
+  ToolLogger,
+} from "./context.ts";
+export type { CallLayer, CallNext, ToolCall } from "./layer.ts";
 export type {
   Completer,
   ListedResource,

@@ -4,9 +4,10 @@ import {
   META_ALWAYS,
   META_PATTERNS,
   META_PERMISSION_PATTERNS,
-} from "../patterns/probe.ts";
+} from "../patterns/probe_meta.ts";
 import type { CallToolResult } from "../result/result.ts";
-import type { ListedTool, ToolServer } from "../server/server.ts";
+import type { ListedTool } from "../server/tool.ts";
+import type { ToolServer } from "../server/server.ts";
 import type {
   JsonRpcId,
   JsonRpcMessage,

@@ -1,0 +1,286 @@
+// The tools/call pipeline: the call layers, then the probe guard, then
+// argument decoding, the handler and the result check; what a failure turns
+// into; time limits; and the calls in flight that shutdown waits for.
+//
+// A call whose layers and handler all answer synchronously is answered
+// without a promise, so nothing of it outlives the turn it arrived in (less
+// garbage, and far less that survives into the old generation under load).
+
+import { decode, type DecodeResult, formatProblems } from "../args/args.ts";
+import { LazyAbort } from "../_util/abort.ts";
+import { isRecord, jsonType } from "../_util/json_type.ts";
+import { isThenable } from "../_util/thenable.ts";
+import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
+import { probeGuard } from "../patterns/_probe_guard.ts";
+import { type CallToolResult, error, ToolError } from "../result/result.ts";
+import type { Connection } from "./_connection.ts";
+import { CallContext } from "./_context.ts";
+import type { CallLayer, ToolCall } from "./layer.ts";
+import type { RegisteredTool, ToolRegistry } from "./_registry.ts";
+import type { RequestExtra } from "./_session.ts";
+
+/** The `meta` of a call without `_meta`: one frozen object, not one per call. */
+const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
+
+type Answer = CallToolResult | Promise<CallToolResult>;
+
+/** One call on its way through the pipeline. */
+class Call implements ToolCall {
+  readonly name: string;
+  readonly tool: RegisteredTool["listed"];
+  readonly arguments: Readonly<Record<string, unknown>>;
+  readonly ctx: CallContext;
+  readonly registered: RegisteredTool;
+  readonly abort: LazyAbort;
+
+  constructor(
+    registered: RegisteredTool,
+    args: Record<string, unknown>,
+    ctx: CallContext,
+    abort: LazyAbort,
+  ) {
+    this.name = registered.def.name;
+    this.tool = registered.listed;
+    this.arguments = args;
+    this.ctx = ctx;
+    this.registered = registered;
+    this.abort = abort;
+  }
+}
+
+/** Runs tool calls for one server. */
+export class CallPipeline {
+  #registry: ToolRegistry;
+  #timeoutMs: number | undefined;
+  #layers: CallLayer[] = [];
+  #chain: (call: Call) => Answer;
+  /** Calls whose answers are pending, until each has its answer. */
+  #inFlight = new Set<LazyAbort>();
+  /** Resolves the wait for `#inFlight` to empty, during shutdown. */
+  #idle: (() => void) | undefined;
+  #draining = false;
+
+  constructor(registry: ToolRegistry, timeoutMs: number | undefined) {
+    this.#registry = registry;
+    this.#timeoutMs = timeoutMs;
+    this.#chain = this.#compose();
+  }
+
+  /** Adds a layer after those already added (nearer the tool). */
+  use(layer: CallLayer): void {
+    this.#layers.push(layer);
+    this.#chain = this.#compose();
+  }
+
+  /** Runs the `tools/call` of `name` with its request params. */
+  run(
+    connection: Connection,
+    name: string,
+    params: Record<string, unknown>,
+    extra: RequestExtra,
+  ): Answer {
+    const registered = this.#registry.get(name);
+    if (registered === undefined) {
+      throw new ProtocolError(
+        RPC_ERROR.INVALID_PARAMS,
+        `Unknown tool: ${JSON.stringify(name)}`,
+      );
+    }
+    if (this.#draining) {
+      throw new ProtocolError(
+        RPC_ERROR.INTERNAL_ERROR,
+        "Server is shutting down: the call was not started",
+      );
+    }
+    const args = params.arguments;
+    if (args !== undefined && !isRecord(args)) {
+      // The model chose the arguments: a domain error it can correct.
+      return error(
+        `Invalid arguments for tool ${
+          JSON.stringify(name)
+        }:\narguments: expected object, got ${jsonType(args)}`,
+      );
+    }
+    const meta = (params._meta ?? NO_META) as Record<string, unknown>;
+    const abort = new LazyAbort();
+    // A cancelled call gets no answer; aborting settles it so it stops counting as in flight.
+    extra.onabort((reason) => abort.abort(reason));
+    const ctx = new CallContext(connection, name, meta, abort, extra);
+    const call = new Call(
+      registered,
+      (args ?? NO_META) as Record<string, unknown>,
+      ctx,
+      abort,
+    );
+    let outcome: Answer;
+    try {
+      outcome = this.#chain(call);
+    } catch (cause) {
+      return failed(call, cause);
+    }
+    // Answered synchronously: never in flight, nothing to time out.
+    if (!isThenable(outcome)) return outcome;
+    return this.#settle(call, outcome);
+  }
+
+  /** Refuses new calls from now on. */
+  drain(): void {
+    this.#draining = true;
+  }
+
+  /** How many calls are waiting for their answers. */
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
+  /** Resolves once no call is in flight. */
+  whenIdle(): Promise<void> {
+    if (this.#inFlight.size === 0) return Promise.resolve();
+    return new Promise((resolve) => (this.#idle = resolve));
+  }
+
+  /** Aborts every call in flight with `reason`. */
+  abortAll(reason: ProtocolError): void {
+    for (const abort of this.#inFlight) abort.abort(reason);
+  }
+
+  /** The layers, then the probe guard, then the tool: built once per change. */
+  #compose(): (call: Call) => Answer {
+    let run: (call: Call) => Answer = (call) =>
+      probeGuard(call, () => invoke(call));
+    for (let i = this.#layers.length - 1; i >= 0; i--) {
+      const layer = this.#layers[i];
+      const inner = run;
+      run = (call) => layer(call, () => inner(call));
+    }
+    return run;
+  }
+
+  async #settle(
+    call: Call,
+    run: PromiseLike<CallToolResult>,
+  ): Promise<CallToolResult> {
+    const { abort, name } = call;
+    const timeoutMs = call.registered.def.timeoutMs ?? this.#timeoutMs;
+    const timer = timeoutMs === undefined ? undefined : setTimeout(() => {
+      abort.abort(
+        new ProtocolError(
+          RPC_ERROR.REQUEST_TIMEOUT,
+          `Tool ${name} timed out after ${timeoutMs} ms`,
+        ),
+      );
+    }, timeoutMs);
+    this.#inFlight.add(abort);
+    try {
+      // The answer does not wait for a handler that ignores its aborted signal.
+      return await abort.race(Promise.resolve(run));
+    } catch (cause) {
+      return failed(call, cause);
+    } finally {
+      clearTimeout(timer);
+      this.#inFlight.delete(abort);
+      if (this.#inFlight.size === 0) this.#idle?.();
+    }
+  }
+}
+
+/** The innermost step: decode the arguments, run the handler, check its result. */
+function invoke(call: Call): Answer {
+  const { registered } = call;
+  const decoded = decode(
+    call.arguments,
+    registered.listed.inputSchema,
+    registered.schema,
+  );
+  return decoded instanceof Promise
+    ? decoded.then((settled) => handle(call, settled))
+    : handle(call, decoded);
+}
+
+function handle(call: Call, decoded: DecodeResult<unknown>): Answer {
+  if (!decoded.ok) {
+    return error(formatProblems(decoded.problems, { tool: call.name }));
+  }
+  let outcome: unknown;
+  try {
+    outcome = call.registered.def.handler(decoded.value, call.ctx);
+  } catch (cause) {
+    return failed(call, cause);
+  }
+  if (!isThenable(outcome)) return checked(call, outcome);
+  return Promise.resolve(outcome).then(
+    (result) => checked(call, result),
+    (cause) => failed(call, cause),
+  );
+}
+
+/** The handler's result once checked, or what its failure turns into. */
+function checked(call: Call, result: unknown): Answer {
+  let answer: Answer;
+  try {
+    answer = checkResult(call.registered, result);
+  } catch (cause) {
+    return failed(call, cause);
+  }
+  return answer instanceof Promise
+    ? answer.catch((cause) => failed(call, cause))
+    : answer;
+}
+
+/**
+ * What a failed call answers: a `ToolError` is the model's to read (a domain
+ * error); a `ProtocolError` keeps its code; anything else is the server's
+ * fault (-32603), logged to stderr with its stack.
+ */
+function failed(call: Call, cause: unknown): CallToolResult {
+  if (cause instanceof ToolError) return error(cause.message);
+  if (cause instanceof ProtocolError) throw cause;
+  const { abort } = call;
+  // A cancelled call gets no answer; nothing to report.
+  if (abort.aborted && !(abort.reason instanceof ProtocolError)) throw cause;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  console.error(`Tool ${call.name} failed:`, cause);
+  throw new ProtocolError(
+    RPC_ERROR.INTERNAL_ERROR,
+    `Tool ${call.name} failed: ${message}`,
+  );
+}
+
+/** Checks a handler's result: its shape, and its `structuredContent` against the output schema. */
+function checkResult(tool: RegisteredTool, result: unknown): Answer {
+  if (
+    typeof result !== "object" || result === null ||
+    !Array.isArray((result as CallToolResult).content)
+  ) {
+    throw new Error(
+      `invalid result: expected { content: [...] } (use text(), json() or error()), got ${
+        jsonType(result)
+      }`,
+    );
+  }
+  const call = result as CallToolResult;
+  if (tool.listed.outputSchema === undefined || call.isError) return call;
+  if (call.structuredContent === undefined) {
+    throw new Error(
+      "invalid result: the tool declares an output schema but returned no structuredContent",
+    );
+  }
+  if (tool.output === undefined) return call;
+  const checked = tool.output["~standard"].validate(call.structuredContent);
+  return checked instanceof Promise
+    ? checked.then((settled) => matchesOutput(call, settled))
+    : matchesOutput(call, checked);
+}
+
+function matchesOutput(
+  call: CallToolResult,
+  checked: { readonly issues?: readonly { readonly message: string }[] },
+): CallToolResult {
+  if (checked.issues !== undefined) {
+    const problems = checked.issues.map((i) => i.message).join("; ");
+    throw new Error(
+      `invalid result: structuredContent does not match the output schema: ${problems}`,
+    );
+  }
+  return call;
+}

@@ -1,0 +1,29 @@
+// What the server keeps per connected session: the session itself, what its
+// client subscribed to, the log level it asked for, and the capabilities
+// announced to it (which decide the methods it may call).
+
+import type { LogLevel } from "./context.ts";
+import type { Session } from "./_session.ts";
+
+/** The levels of `logging/setLevel`, least severe first. */
+export const LOG_LEVELS: readonly LogLevel[] = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+];
+
+/** One connected session and its state. */
+export interface Connection {
+  session: Session<Connection>;
+  /** Resource URIs the client subscribed to. */
+  subscriptions: Set<string>;
+  /** The least severe level the client wants; everything until it says. */
+  logLevel: LogLevel | undefined;
+  /** The capabilities announced at `initialize`. */
+  capabilities: Record<string, Record<string, unknown>>;
+}

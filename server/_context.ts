@@ -1,0 +1,135 @@
+// The `ctx` a tool handler receives: one object per call, its methods on the
+// prototype, its signal and logger made only when a handler uses them.
+
+import type { LazyAbort } from "../_util/abort.ts";
+import { type Connection, LOG_LEVELS } from "./_connection.ts";
+import type {
+  ElicitationParams,
+  ElicitationResult,
+  LogLevel,
+  SamplingParams,
+  SamplingResult,
+  ToolContext,
+  ToolLogger,
+} from "./context.ts";
+import type { RequestExtra } from "./_session.ts";
+
+// Internal state of a call context, under a symbol so that the context can be
+// the prototype of the probe wrapper's `{ ...ctx, access }` object and its
+// methods still find it (private fields would not be reachable from there).
+const CALL = Symbol("call");
+
+interface CallState {
+  connection: Connection;
+  abort: LazyAbort;
+  extra: RequestExtra;
+  logger: ToolLogger | undefined;
+}
+
+/** Logs a call's message to stderr and, at the client's level, as a notification. */
+function sendLog(
+  call: CallState,
+  toolName: string,
+  level: LogLevel,
+  message: string,
+  data: unknown,
+): void {
+  console.error(
+    `[${toolName}] ${level}: ${message}`,
+    ...(data === undefined ? [] : [data]),
+  );
+  const wanted = call.connection.logLevel;
+  if (
+    wanted !== undefined &&
+    LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(wanted)
+  ) {
+    return;
+  }
+  call.extra.sendNotification({
+    method: "notifications/message",
+    params: {
+      level,
+      logger: toolName,
+      data: data === undefined ? message : { message, data },
+    },
+  }).catch(() => {});
+}
+
+/**
+ * The `ctx` a handler receives. One object per call with its methods on the
+ * prototype: a call allocates no closures, and the signal and the logger are
+ * made only when a handler uses them.
+ */
+export class CallContext implements ToolContext {
+  readonly meta: Readonly<Record<string, unknown>>;
+  readonly requestId: string | number;
+  readonly sessionId: string | undefined;
+  readonly toolName: string;
+  readonly [CALL]: CallState;
+
+  constructor(
+    connection: Connection,
+    toolName: string,
+    meta: Record<string, unknown>,
+    abort: LazyAbort,
+    extra: RequestExtra,
+  ) {
+    this.meta = meta;
+    this.requestId = extra.requestId;
+    this.sessionId = extra.sessionId;
+    this.toolName = toolName;
+    this[CALL] = { connection, abort, extra, logger: undefined };
+  }
+
+  get signal(): AbortSignal {
+    return this[CALL].abort.signal;
+  }
+
+  get log(): ToolLogger {
+    const call = this[CALL];
+    if (call.logger !== undefined) return call.logger;
+    const toolName = this.toolName;
+    const log = (level: LogLevel, message: string, data?: unknown) =>
+      sendLog(call, toolName, level, message, data);
+    call.logger = {
+      debug: (m, d) => log("debug", m, d),
+      info: (m, d) => log("info", m, d),
+      warning: (m, d) => log("warning", m, d),
+      error: (m, d) => log("error", m, d),
+      log,
+    };
+    return call.logger;
+  }
+
+  async progress(
+    done: number,
+    total?: number,
+    message?: string,
+  ): Promise<void> {
+    const progressToken = this.meta.progressToken;
+    if (progressToken === undefined) return;
+    await this[CALL].extra.sendNotification({
+      method: "notifications/progress",
+      params: {
+        progressToken,
+        progress: done,
+        ...(total === undefined ? {} : { total }),
+        ...(message === undefined ? {} : { message }),
+      },
+    });
+  }
+
+  async sample(params: SamplingParams): Promise<SamplingResult> {
+    return await this[CALL].extra.sendRequest({
+      method: "sampling/createMessage",
+      params,
+    }) as SamplingResult;
+  }
+
+  async elicit(params: ElicitationParams): Promise<ElicitationResult> {
+    return await this[CALL].extra.sendRequest({
+      method: "elicitation/create",
+      params,
+    }) as ElicitationResult;
+  }
+}

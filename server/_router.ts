@@ -1,0 +1,201 @@
+// The method table of a server: one table, built once, shared by every
+// session; each handler gets the session's Connection as its context. A
+// method of a capability the session was not offered (resources on a server
+// with none) is not found, as if it were not in the table.
+
+import { isRecord, jsonType } from "../_util/json_type.ts";
+import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
+import type { CallPipeline } from "./_call.ts";
+import { type Connection, LOG_LEVELS } from "./_connection.ts";
+import type { LogLevel } from "./context.ts";
+import type { PromptRegistry } from "./prompts.ts";
+import type { RequestContext, ResourceRegistry } from "./resources.ts";
+import type { RequestHandler } from "./_session.ts";
+import type { ToolRegistry } from "./_registry.ts";
+
+/** MCP caps one completion answer at this many values. */
+const MAX_COMPLETIONS = 100;
+
+/** What the router dispatches to. */
+export interface RouterParts {
+  tools: ToolRegistry;
+  calls: CallPipeline;
+  resources: ResourceRegistry;
+  prompts: PromptRegistry;
+}
+
+interface CompleteParams {
+  ref: { type: string; name?: string; uri?: string };
+  argument: { name: string; value: string };
+  context?: { arguments?: Record<string, string> };
+}
+
+/** Builds the method table of a server. */
+export function buildRouter(
+  parts: RouterParts,
+): ReadonlyMap<string, RequestHandler<Connection>> {
+  const { tools, calls, resources, prompts } = parts;
+  const routes = new Map<string, RequestHandler<Connection>>();
+  const route = (
+    method: string,
+    handler: RequestHandler<Connection>,
+    capability?: string,
+  ) => {
+    routes.set(
+      method,
+      capability === undefined ? handler : (params, extra, connection) => {
+        if (connection.capabilities[capability] === undefined) {
+          throw new ProtocolError(
+            RPC_ERROR.METHOD_NOT_FOUND,
+            `Method not found: ${method}`,
+          );
+        }
+        return handler(params, extra, connection);
+      },
+    );
+  };
+  const context = (extra: RequestContext): RequestContext => ({
+    signal: extra.signal,
+    sessionId: extra.sessionId,
+  });
+
+  route("logging/setLevel", (params, _extra, connection) => {
+    const level = stringParam(params, "level", "logging/setLevel") as LogLevel;
+    if (!LOG_LEVELS.includes(level)) {
+      throw new ProtocolError(
+        RPC_ERROR.INVALID_PARAMS,
+        `Invalid log level: expected one of ${LOG_LEVELS.join(", ")}, got ${
+          JSON.stringify(level)
+        }`,
+      );
+    }
+    connection.logLevel = level;
+    return {};
+  });
+  route("tools/list", () => ({ tools: tools.list() }));
+  route(
+    "tools/call",
+    (params, extra, connection) =>
+      calls.run(
+        connection,
+        stringParam(params, "name", "tools/call"),
+        params,
+        extra,
+      ),
+  );
+  route("resources/list", async (_params, extra) => ({
+    resources: await resources.list(context(extra)),
+  }), "resources");
+  route(
+    "resources/templates/list",
+    () => ({ resourceTemplates: resources.templates() }),
+    "resources",
+  );
+  route("resources/read", async (params, extra) => ({
+    contents: await resources.read(
+      stringParam(params, "uri", "resources/read"),
+      context(extra),
+    ),
+  }), "resources");
+  route("resources/subscribe", (params, _extra, connection) => {
+    connection.subscriptions.add(
+      stringParam(params, "uri", "resources/subscribe"),
+    );
+    return {};
+  }, "resources");
+  route("resources/unsubscribe", (params, _extra, connection) => {
+    connection.subscriptions.delete(
+      stringParam(params, "uri", "resources/unsubscribe"),
+    );
+    return {};
+  }, "resources");
+  route("prompts/list", () => ({ prompts: prompts.list() }), "prompts");
+  route("prompts/get", async (params, extra) => {
+    const args = params.arguments;
+    if (args !== undefined && !isRecord(args)) {
+      throw new ProtocolError(
+        RPC_ERROR.INVALID_PARAMS,
+        `Invalid params for prompts/get: arguments: expected object, got ${
+          jsonType(args)
+        }`,
+      );
+    }
+    return await prompts.get(
+      stringParam(params, "name", "prompts/get"),
+      args as Record<string, unknown> | undefined,
+      context(extra),
+    );
+  }, "prompts");
+  route(
+    "completion/complete",
+    (params) => complete(parts, checkCompleteParams(params)),
+    "completions",
+  );
+  return routes;
+}
+
+async function complete(
+  { prompts, resources }: RouterParts,
+  params: CompleteParams,
+): Promise<{ completion: Record<string, unknown> }> {
+  const { ref, argument } = params;
+  const completer = ref.type === "ref/prompt"
+    ? prompts.completer(ref.name ?? "", argument.name)
+    : ref.type === "ref/resource"
+    ? resources.completer(ref.uri ?? "", argument.name)
+    : null;
+  if (completer === null) {
+    throw new ProtocolError(
+      RPC_ERROR.INVALID_PARAMS,
+      `Cannot complete: unknown ${
+        ref.type === "ref/prompt" ? "prompt" : "reference"
+      }: ${JSON.stringify(ref.name ?? ref.uri)}`,
+    );
+  }
+  const values = completer === undefined
+    ? []
+    : await completer(argument.value, {
+      arguments: params.context?.arguments ?? {},
+    });
+  return {
+    completion: {
+      values: values.slice(0, MAX_COMPLETIONS),
+      total: values.length,
+      hasMore: values.length > MAX_COMPLETIONS,
+    },
+  };
+}
+
+function stringParam(
+  params: Record<string, unknown>,
+  key: string,
+  method: string,
+): string {
+  const value = params[key];
+  if (typeof value !== "string") {
+    throw new ProtocolError(
+      RPC_ERROR.INVALID_PARAMS,
+      `Invalid params for ${method}: ${key}: expected string, got ${
+        value === undefined ? "nothing" : jsonType(value)
+      }`,
+    );
+  }
+  return value;
+}
+
+function checkCompleteParams(params: Record<string, unknown>): CompleteParams {
+  const ref = params.ref as Record<string, unknown> | undefined;
+  const argument = params.argument as Record<string, unknown> | undefined;
+  if (
+    typeof ref?.type !== "string" || typeof argument !== "object" ||
+    argument === null
+  ) {
+    throw new ProtocolError(
+      RPC_ERROR.INVALID_PARAMS,
+      "Invalid params for completion/complete: expected { ref: { type, name | uri }, argument: { name, value } }",
+    );
+  }
+  stringParam(argument, "name", "completion/complete argument");
+  stringParam(argument, "value", "completion/complete argument");
+  return params as unknown as CompleteParams;
+}

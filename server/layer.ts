@@ -1,0 +1,87 @@
+/**
+ * Call layers: middleware around every `tools/call`, added with
+ * `server.use(layer)`. A layer sees the call before its arguments are
+ * decoded, may answer it itself (refuse, serve from a cache) or call
+ * `next()` and look at or change the result; layers run in the order they
+ * were added, and the permission-pattern probe check runs last, right before
+ * the tool, so that no layer can come between that check and the handler.
+ *
+ * What a layer throws is answered like what a handler throws: a `ToolError`
+ * is an `isError` result, a `ProtocolError` keeps its code, anything else is
+ * a JSON-RPC internal error (-32603) with the stack on stderr.
+ *
+ * @module
+ */
+
+import type { CallToolResult } from "../result/result.ts";
+import type { ToolContext } from "./context.ts";
+import type { ListedTool } from "./tool.ts";
+
+/**
+ * One `tools/call` as a layer sees it.
+ *
+ * @example Log each call's tool and arguments' names
+ * ```ts
+ * import type { ToolCall } from "@forge/toolkit/server";
+ *
+ * function describe(call: ToolCall): string {
+ *   return `${call.name}(${Object.keys(call.arguments).join(", ")})`;
+ * }
+ * ```
+ */
+export interface ToolCall {
+  /** The tool's name. */
+  readonly name: string;
+  /** The tool as `tools/list` shows it, `_meta` included. */
+  readonly tool: ListedTool;
+  /** The arguments as the client sent them, before decoding. */
+  readonly arguments: Readonly<Record<string, unknown>>;
+  /** The call's context: the same object the handler receives. */
+  readonly ctx: ToolContext;
+}
+
+/**
+ * Runs the rest of the chain (the later layers, then the tool) and gives its
+ * result.
+ *
+ * @example A layer that retries once on an `isError` result
+ * ```ts
+ * import type { CallNext, CallToolResult } from "@forge/toolkit/server";
+ *
+ * async function retryOnce(next: CallNext): Promise<CallToolResult> {
+ *   const first = await next();
+ *   return first.isError ? await next() : first;
+ * }
+ * ```
+ */
+export type CallNext = () => CallToolResult | Promise<CallToolResult>;
+
+/**
+ * Middleware around tool calls. Return `next()`'s result (changed or not),
+ * or a result of your own without calling it.
+ *
+ * @example Time every call, and refuse calls without a tenant
+ * ```ts
+ * import { createServer, error, text } from "@forge/toolkit";
+ * import type { CallLayer } from "@forge/toolkit/server";
+ *
+ * const timing: CallLayer = async (call, next) => {
+ *   const started = performance.now();
+ *   try {
+ *     return await next();
+ *   } finally {
+ *     call.ctx.log.debug(`took ${(performance.now() - started).toFixed(1)} ms`);
+ *   }
+ * };
+ * const tenant: CallLayer = (call, next) =>
+ *   typeof call.ctx.meta.tenant === "string" ? next() : error("missing tenant in _meta");
+ *
+ * const server = createServer({ name: "s", version: "1" });
+ * server.use(timing).use(tenant);
+ * server.tool({ name: "ping", description: "Answers pong", handler: () => text("pong") });
+ * ```
+ */
+export type CallLayer = (
+  call: ToolCall,
+  next: CallNext,
+) => CallToolResult | Promise<CallToolResult>;
