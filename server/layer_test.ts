@@ -144,7 +144,7 @@ Deno.test("a probe passes through the layers and still never runs the handler", 
   const server = createServer({ name: "layers", version: "1" });
   let acted = 0;
   const seen: unknown[] = [];
-  server.use(async (call, next) => {
+  server.use(async (_call, next) => {
     const result = await next();
     seen.push(result._meta);
     return result;
