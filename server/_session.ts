@@ -98,6 +98,8 @@ export class Session<C = unknown> {
   #pending = new Map<JsonRpcId, Pending>();
   #nextId = 0;
   #closed = false;
+  /** Set once `initialize` has been answered: until then only `ping` is served. */
+  #initialized = false;
 
   constructor(transport: McpTransport, options: SessionOptions<C>) {
     this.#transport = transport;
@@ -225,6 +227,13 @@ export class Session<C = unknown> {
   ): unknown {
     if (method === "initialize") return this.#initialize(params ?? {});
     if (method === "ping") return {};
+    if (!this.#initialized) {
+      // The lifecycle: nothing but ping before the handshake.
+      throw new ProtocolError(
+        RPC_ERROR.INVALID_REQUEST,
+        `Server not initialized: send initialize before ${method} (only ping may come first)`,
+      );
+    }
     const handler = this.#options.handlers.get(method);
     if (handler === undefined) {
       throw new ProtocolError(
@@ -280,6 +289,7 @@ export class Session<C = unknown> {
       unknown
     >;
     this.#transport.setProtocolVersion?.(protocolVersion);
+    this.#initialized = true;
     return {
       protocolVersion,
       capabilities: this.#options.capabilities,

@@ -42,6 +42,17 @@ class FakeTransport implements McpTransport {
   }
 }
 
+/** Performs the handshake, then forgets its answer. */
+async function handshake(transport: FakeTransport): Promise<void> {
+  transport.receive({
+    id: "init",
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {} },
+  });
+  await transport.answer("init");
+  transport.sent.length = 0;
+}
+
 async function open(handlers: Record<string, RequestHandler<undefined>> = {}) {
   const transport = new FakeTransport();
   const session = new Session(transport, {
@@ -96,6 +107,23 @@ Deno.test("Session answers initialize with the client's version when it knows it
   });
 });
 
+Deno.test("Session serves nothing but ping before initialize, and everything after", async () => {
+  let ran = 0;
+  const { transport } = await open({ count: () => ({ n: ++ran }) });
+  transport.receive({ id: 1, method: "count" });
+  transport.receive({ id: 2, method: "ping" });
+  assert.deepEqual((await transport.answer(1)).error, {
+    code: -32600,
+    message:
+      "Server not initialized: send initialize before count (only ping may come first)",
+  });
+  assert.deepEqual((await transport.answer(2)).result, {});
+  assert.equal(ran, 0);
+  await handshake(transport);
+  transport.receive({ id: 3, method: "count" });
+  assert.deepEqual((await transport.answer(3)).result, { n: 1 });
+});
+
 Deno.test("Session answers ping, refuses unknown methods with -32601 and keeps error codes", async () => {
   const { transport } = await open({
     fails: () => {
@@ -105,6 +133,7 @@ Deno.test("Session answers ping, refuses unknown methods with -32601 and keeps e
       throw new TypeError("bug");
     },
   });
+  await handshake(transport);
   transport.receive({ id: 1, method: "ping" });
   transport.receive({ id: 2, method: "no/such" });
   transport.receive({ id: 3, method: "fails", params: {} });
@@ -135,6 +164,7 @@ Deno.test("Session aborts a cancelled request and sends no answer for it", async
         });
       }),
   });
+  await handshake(transport);
   transport.receive({ id: 7, method: "wait" });
   transport.receive({
     method: "notifications/cancelled",

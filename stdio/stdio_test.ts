@@ -243,6 +243,36 @@ Deno.test("serve() keeps serving after malformed lines, wrong shapes and oversiz
   assertAllJsonRpc(server);
 });
 
+Deno.test("serve() over stdio answers requests before initialize with -32600, except ping", async () => {
+  const server = await spawnServer({}, { handshake: false });
+  try {
+    await server.write(toolCall(1, "echo", { text: "early" }));
+    const early = await server.response(1);
+    assert.equal((early.error as { code: number }).code, -32600);
+    assert.match(
+      (early.error as { message: string }).message,
+      /^Server not initialized: send initialize before tools\/call/,
+    );
+    assert.deepEqual((await server.request("ping")).result, {});
+    const init = await server.request("initialize", {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "e2e", version: "1" },
+    });
+    assert.equal(
+      (init.result as { protocolVersion: string }).protocolVersion,
+      "2025-11-25",
+    );
+    await server.write(toolCall(9, "echo", { text: "late" }));
+    assert.deepEqual((await server.response(9)).result, {
+      content: [{ type: "text", text: "late" }],
+    });
+  } finally {
+    assert.equal((await stop(server)).code, 0);
+  }
+  assertAllJsonRpc(server);
+});
+
 Deno.test("serve() sends console output to stderr so stdout stays JSON-RPC only", async () => {
   const server = await spawnServer();
   const response = await server.request("tools/call", {

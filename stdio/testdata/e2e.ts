@@ -22,7 +22,10 @@ export interface Spawned {
   status: Promise<Deno.CommandStatus>;
 }
 
-export async function spawnServer(env: Record<string, string> = {}): Promise<Spawned> {
+export async function spawnServer(
+  env: Record<string, string> = {},
+  options: { handshake?: boolean } = {},
+): Promise<Spawned> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--quiet", FIXTURE.pathname],
     stdin: "piped",
@@ -96,6 +99,7 @@ export async function spawnServer(env: Record<string, string> = {}): Promise<Spa
       return status;
     })(),
   };
+  if (options.handshake === false) return spawned;
   await spawned.request("initialize", {
     protocolVersion: "2025-11-25",
     capabilities: {},
