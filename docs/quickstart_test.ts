@@ -1,17 +1,18 @@
-// docs/quickstart.md, run as written: template/ is copied into the Deno
-// workspace (where `jsr:@forge/toolkit` resolves to this repository's
-// source, exactly as a user's copy resolves it from JSR), then the page is
-// followed top to bottom — every `sh` command runs in the copy and every
-// block marked `<!-- file: name -->` is written there — so the template's
-// tests, its stdio server and `deno bundle` are all exercised.
+// docs/quickstart.md, run as written, outside this repository: the page's
+// `init/main.ts` makes the project in a temporary directory (its deno.json
+// links `jsr:@forge/toolkit` to this clone, so nothing is fetched from JSR),
+// then the page is followed top to bottom — every `sh` command runs in the
+// project, every block marked `<!-- file: name -->` is written there and
+// every `<!-- tasks: deno.json -->` block replaces its tasks — so the
+// template's tests, its stdio server and `deno bundle` are all exercised.
 
 import assert from "node:assert/strict";
 
 const ROOT = new URL("../", import.meta.url);
 const PAGE = new URL("docs/quickstart.md", ROOT);
-// Members of the root deno.json's workspace ("./.template-test/*").
-const COPIES = new URL(".template-test/", ROOT);
 const FILE_MARKER = /^<!-- file: (\S+) -->$/;
+const TASKS_MARKER = /^<!-- tasks: deno\.json -->$/;
+const INIT = "deno run --allow-read --allow-write init/main.ts ~/my-server";
 
 /**
  * Commands the page shows that cannot run on an offline test machine, and
@@ -39,8 +40,8 @@ const NOT_RUN: ReadonlyMap<string, string> = new Map([
 
 /** Commands the page shows that the test performs its own way, and how. */
 const SUBSTITUTED: ReadonlyMap<string, string> = new Map([
-  ["cp -r template ~/my-server", "copies template/ into the workspace"],
-  ["cd ~/my-server", "runs the following commands in that copy"],
+  [INIT, "runs with a temporary directory in place of ~/my-server"],
+  ["cd ~/my-server", "runs the following commands in that project"],
 ]);
 
 /** What a command's output must show, where the page says what it shows. */
@@ -51,18 +52,24 @@ const EXPECTED: ReadonlyMap<string, RegExp> = new Map([
 
 type Step =
   | { kind: "command"; command: string; line: number }
-  | { kind: "file"; name: string; content: string; line: number };
+  | { kind: "file"; name: string; content: string; line: number }
+  | { kind: "tasks"; content: string; line: number };
 
 /** The page's commands and files, in reading order. */
 function steps(markdown: string): Step[] {
   const lines = markdown.split("\n");
   const out: Step[] = [];
   let pendingFile: string | undefined;
+  let pendingTasks = false;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i].trim();
     const marker = FILE_MARKER.exec(line);
     if (marker !== null) {
       pendingFile = marker[1];
+      continue;
+    }
+    if (TASKS_MARKER.test(line)) {
+      pendingTasks = true;
       continue;
     }
     if (!line.startsWith("```")) continue;
@@ -73,7 +80,10 @@ function steps(markdown: string): Step[] {
     for (i++; i < lines.length && lines[i].trim() !== "```"; i++) {
       body.push(lines[i].slice(indent));
     }
-    if (pendingFile !== undefined) {
+    if (pendingTasks) {
+      out.push({ kind: "tasks", content: body.join("\n"), line: start });
+      pendingTasks = false;
+    } else if (pendingFile !== undefined) {
       out.push({
         kind: "file",
         name: pendingFile,
@@ -92,20 +102,6 @@ function steps(markdown: string): Step[] {
     }
   }
   return out;
-}
-
-async function copyDir(from: URL, to: URL): Promise<void> {
-  await Deno.mkdir(to, { recursive: true });
-  for await (const entry of Deno.readDir(from)) {
-    if (entry.isDirectory) {
-      await copyDir(
-        new URL(`${entry.name}/`, from),
-        new URL(`${entry.name}/`, to),
-      );
-    } else if (entry.isFile) {
-      await Deno.copyFile(new URL(entry.name, from), new URL(entry.name, to));
-    }
-  }
 }
 
 async function run(
@@ -128,7 +124,7 @@ async function run(
   };
 }
 
-Deno.test("docs/quickstart.md works as written, on a copy of template/", async (t) => {
+Deno.test("docs/quickstart.md works as written, in a project made by init/main.ts outside the repository", async (t) => {
   const page = await Deno.readTextFile(PAGE);
   const all = steps(page);
   const commands = all.flatMap((s) => s.kind === "command" ? [s.command] : []);
@@ -136,10 +132,8 @@ Deno.test("docs/quickstart.md works as written, on a copy of template/", async (
     assert.ok(commands.includes(known), `no longer on the page: ${known}`);
   }
 
-  // A fixed name, so deno's type-check cache of earlier runs applies.
-  const copy = `${COPIES.pathname}quickstart`;
-  await Deno.remove(copy, { recursive: true }).catch(() => {});
-  await Deno.mkdir(copy, { recursive: true });
+  const home = await Deno.makeTempDir({ prefix: "forge-quickstart-" });
+  const copy = `${home}/my-server`;
   try {
     let cwd = ROOT.pathname;
     for (const step of all) {
@@ -150,10 +144,26 @@ Deno.test("docs/quickstart.md works as written, on a copy of template/", async (
         });
         continue;
       }
+      if (step.kind === "tasks") {
+        await t.step(`${where}: replace the tasks of deno.json`, async () => {
+          const path = `${copy}/deno.json`;
+          const config = JSON.parse(await Deno.readTextFile(path));
+          config.tasks = JSON.parse(step.content).tasks;
+          await Deno.writeTextFile(path, JSON.stringify(config, null, 2));
+        });
+        continue;
+      }
       const { command } = step;
       if (NOT_RUN.has(command)) continue;
-      if (command === "cp -r template ~/my-server") {
-        await copyDir(new URL("template/", ROOT), new URL(`file://${copy}/`));
+      if (command === INIT) {
+        await t.step(`${where}: ${command}`, async () => {
+          const { code, output } = await run(
+            command.replace("~/my-server", copy),
+            cwd,
+          );
+          assert.equal(code, 0, output);
+          assert.match(output, /Created /);
+        });
         continue;
       }
       if (command === "cd ~/my-server") {
@@ -171,9 +181,7 @@ Deno.test("docs/quickstart.md works as written, on a copy of template/", async (
     // The last steps saved a note through the server: it must be on disk.
     assert.equal(await Deno.readTextFile(`${copy}/notes/first.md`), "hi");
   } finally {
-    await Deno.remove(copy, { recursive: true });
-    // Only when empty: another run may be using it.
-    await Deno.remove(COPIES).catch(() => {});
+    await Deno.remove(home, { recursive: true });
   }
 });
 
