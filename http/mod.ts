@@ -1,35 +1,73 @@
 /**
- * Streamable HTTP for `@forge/toolkit` servers: `serveHttp()` runs a server
- * on `Deno.serve` (loopback by default, DNS-rebinding protection on), and
- * `createHttpHandler()` gives a `Request → Response` handler to mount in
- * `Deno.serve`, Hono or Deno Deploy. `server.serve({ http })` uses the same
- * code. A separate entry so that stdio servers do not load the HTTP stack.
+ * Streamable HTTP for `@forge/toolkit` servers, as web-standard layers.
+ *
+ * - {@linkcode streamableHttp} is the transport for
+ *   `server.serve({ transport })`; {@linkcode serveHttp} runs a server on
+ *   `Deno.serve` directly (loopback by default, DNS-rebinding protection on).
+ * - {@linkcode createHttpHandler} gives the `Request → Response` handler to
+ *   mount in `Deno.serve`, Hono or Deno Deploy.
+ * - The handler is four {@linkcode HttpLayer}s, each usable alone:
+ *   {@linkcode hostGuard}, {@linkcode bearerAuth}, {@linkcode bodyLimit}
+ *   and {@linkcode sessions}.
+ *
+ * A separate entry so that stdio servers do not load the HTTP stack; it
+ * needs of a server only `connect()` (a {@linkcode SessionHost}).
  *
  * @example Serve on 127.0.0.1:8080/mcp with a bearer token
  * ```ts ignore
  * import { createServer, text } from "@forge/toolkit";
- * import { serveHttp } from "@forge/toolkit/http";
+ * import { streamableHttp } from "@forge/toolkit/http";
  *
  * const server = createServer({ name: "remote", version: "0.1.0" });
  * server.tool({ name: "ping", description: "Answers pong", handler: () => text("pong") });
  *
- * const http = serveHttp(server, { port: 8080, auth: { token: Deno.env.get("MCP_TOKEN")! } });
- * await http.finished;
+ * await server.serve({
+ *   transport: streamableHttp({ port: 8080, auth: { token: Deno.env.get("MCP_TOKEN")! } }),
+ * });
  * ```
  *
  * @module
  */
 
+export type { HttpLayer } from "./layer.ts";
+// The transport contract the signatures name, so the docs are whole.
+export type {
+  JsonRpcId,
+  JsonRpcMessage,
+  Listening,
+  ListenOptions,
+  McpTransport,
+  SessionHost,
+  SessionListener,
+  TransportSendOptions,
+} from "../jsonrpc/types.ts";
 export {
-  createHttpHandler,
+  hostGuard,
+  type HostGuardOptions,
+  LOOPBACK_HOSTS,
+} from "./host_guard.ts";
+export { bearerAuth, type HttpAuth } from "./bearer_auth.ts";
+export {
+  bodyLimit,
+  type BodyLimitOptions,
+  DEFAULT_BODY_DEADLINE_MS,
   DEFAULT_MAX_BODY_BYTES,
+} from "./body_limit.ts";
+export {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SESSION_IDLE_MS,
-  type HttpAuth,
+  sessions,
+  type SessionsLayer,
+  type SessionsOptions,
+} from "./sessions.ts";
+export {
+  createHttpHandler,
   type HttpHandler,
   type HttpOptions,
+} from "./handler.ts";
+export {
   type HttpServer,
-  LOOPBACK_HOSTS,
   serveHttp,
   type ServeHttpOptions,
-} from "./http.ts";
+  streamableHttp,
+} from "./serve.ts";

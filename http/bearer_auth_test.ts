@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+import {
+  connectClient,
+  errorOf,
+  INITIALIZE,
+  post,
+  start,
+} from "./_test_helpers.ts";
+
+Deno.test("bearer auth answers 401 with WWW-Authenticate unless the token is right", async (t) => {
+  const token = "s3cret-token_value.~+/==";
+  await using http = start({ auth: { token, realm: "tests" } });
+
+  await t.step("no token", async () => {
+    const response = await post(http.url, INITIALIZE);
+    assert.equal(response.status, 401);
+    assert.equal(
+      response.headers.get("www-authenticate"),
+      'Bearer realm="tests"',
+    );
+    await response.body?.cancel();
+  });
+  await t.step("a wrong token, also one that shares a prefix", async () => {
+    for (const wrong of ["nope", token.slice(0, -1), `${token}x`]) {
+      const response = await post(http.url, INITIALIZE, {
+        authorization: `Bearer ${wrong}`,
+      });
+      assert.equal(response.status, 401);
+      assert.equal(
+        response.headers.get("www-authenticate"),
+        'Bearer realm="tests", error="invalid_token"',
+      );
+      assert.ok(!(await response.text()).includes(wrong));
+    }
+  });
+  await t.step("another scheme", async () => {
+    const response = await post(http.url, INITIALIZE, {
+      authorization: `Basic ${btoa("user:pass")}`,
+    });
+    assert.equal(response.status, 401);
+    await response.body?.cancel();
+  });
+  await t.step("the right token, with any case of the scheme", async () => {
+    const { client } = await connectClient(http.url, {
+      authorization: `bearer ${token}`,
+    });
+    const result = await client.callTool({
+      name: "echo",
+      arguments: { text: "in" },
+    });
+    assert.deepEqual(result.content, [{ type: "text", text: "in" }]);
+    await client.close();
+  });
+});
+
+Deno.test("bearer auth with a verify callback, which never sees the token logged", async () => {
+  const seen: string[] = [];
+  const logged: string[] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) =>
+    logged.push(args.map(String).join(" "));
+  try {
+    await using http = start({
+      auth: {
+        verify: (token) => {
+          seen.push(token);
+          if (token === "explode-now") throw new Error("backend down");
+          return token === "letmein";
+        },
+      },
+    });
+    const good = await post(http.url, INITIALIZE, {
+      authorization: "Bearer letmein",
+    });
+    assert.equal(good.status, 200);
+    await good.body?.cancel();
+    const bad = await post(http.url, INITIALIZE, {
+      authorization: "Bearer wrongpass",
+    });
+    assert.equal(bad.status, 401);
+    await bad.body?.cancel();
+    const broken = await post(http.url, INITIALIZE, {
+      authorization: "Bearer explode-now",
+    });
+    assert.equal(broken.status, 500);
+    assert.match((await errorOf(broken)).message, /could not be verified/);
+  } finally {
+    console.error = original;
+  }
+  assert.deepEqual(seen, ["letmein", "wrongpass", "explode-now"]);
+  assert.ok(logged.some((line) => line.includes("backend down")));
+  for (const secret of ["letmein", "wrongpass", "explode-now"]) {
+    assert.ok(
+      !logged.some((line) => line.includes(secret)),
+      `token ${secret} was logged`,
+    );
+  }
+});

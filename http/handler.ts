@@ -1,0 +1,129 @@
+/**
+ * {@linkcode createHttpHandler}: the layers composed into one
+ * `Request → Response` function serving MCP at one path.
+ *
+ * @module
+ */
+
+import type { SessionHost } from "../jsonrpc/types.ts";
+import type { HttpLayer } from "./layer.ts";
+import { jsonType } from "../_util/json_type.ts";
+import { bearerAuth, type HttpAuth } from "./bearer_auth.ts";
+import { bodyLimit, type BodyLimitOptions } from "./body_limit.ts";
+import { hostGuard, type HostGuardOptions } from "./host_guard.ts";
+import { sessions, type SessionsOptions } from "./sessions.ts";
+import { notFound, shuttingDown } from "./_response.ts";
+
+/**
+ * Options for {@linkcode createHttpHandler}: those of each layer, and
+ * whether the host guard and bearer auth are on.
+ *
+ * @example
+ * ```ts
+ * import type { HttpOptions } from "@forge/toolkit/http";
+ *
+ * const options: HttpOptions = { stateless: true, jsonResponse: true };
+ * ```
+ */
+export interface HttpOptions
+  extends HostGuardOptions, BodyLimitOptions, SessionsOptions {
+  /**
+   * Check `Host` and `Origin` against the allowed hosts and origins and
+   * answer 403 otherwise, so that a web page cannot reach a local server
+   * through a rebound DNS name.
+   *
+   * @default {true}
+   */
+  dnsRebindingProtection?: boolean;
+  /**
+   * Require a bearer token.
+   *
+   * @default {undefined}
+   */
+  auth?: HttpAuth;
+}
+
+/**
+ * A `Request → Response` function serving MCP at one path, with
+ * `close()` to shut it down. Mount it in `Deno.serve`, Hono or Deno Deploy.
+ *
+ * @example
+ * ```ts ignore
+ * import { createServer } from "@forge/toolkit";
+ * import { createHttpHandler } from "@forge/toolkit/http";
+ *
+ * const handler = createHttpHandler(createServer({ name: "s", version: "1" }));
+ * const listener = Deno.serve({ port: 8080 }, handler);
+ * // later
+ * await handler.close();
+ * await listener.shutdown();
+ * ```
+ */
+export interface HttpHandler {
+  /** Answers one HTTP request. */
+  (request: Request): Promise<Response>;
+  /** The number of open sessions. */
+  readonly sessionCount: number;
+  /**
+   * Stops taking requests (new ones get 503), lets in-flight tool calls
+   * finish within the server's `graceMs`, then closes every session and the
+   * server.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the HTTP handler for `host` (a `ToolServer`, or any
+ * {@linkcode SessionHost}): MCP's Streamable HTTP transport at
+ * `options.path` (`/mcp`), 404 elsewhere, behind the host guard, bearer
+ * auth (when `auth` is set) and the body limit, in that order.
+ *
+ * @example Mounting it in Deno.serve
+ * ```ts ignore
+ * import { createServer, text } from "@forge/toolkit";
+ * import { createHttpHandler } from "@forge/toolkit/http";
+ *
+ * const server = createServer({ name: "hello", version: "0.1.0" });
+ * server.tool({ name: "ping", description: "Answers pong", handler: () => text("pong") });
+ *
+ * const handler = createHttpHandler(server, { auth: { token: Deno.env.get("TOKEN")! } });
+ * Deno.serve({ hostname: "127.0.0.1", port: 8080 }, handler);
+ * ```
+ */
+export function createHttpHandler(
+  host: SessionHost,
+  options: HttpOptions = {},
+): HttpHandler {
+  const mcp = sessions(host, options);
+  const path = options.path ?? "/mcp";
+  const layers: HttpLayer[] = [];
+  if (options.dnsRebindingProtection !== false) {
+    layers.push(hostGuard(options));
+  }
+  if (options.auth !== undefined) layers.push(bearerAuth(options.auth));
+  layers.push(bodyLimit(options), mcp);
+  const chain = layers.reduceRight<(request: Request) => Promise<Response>>(
+    (next, layer) => (request) => layer(request, next),
+    () => Promise.resolve(notFound(path)),
+  );
+
+  let closing: Promise<void> | undefined;
+  const handler = (async (request: Request): Promise<Response> => {
+    if (closing !== undefined) return shuttingDown();
+    if (!(request instanceof Request)) {
+      throw new TypeError(
+        `Cannot handle HTTP request: expected a Request, got ${
+          jsonType(request)
+        }`,
+      );
+    }
+    // The path first: a stray request learns nothing about hosts or auth.
+    if (new URL(request.url).pathname !== path) return notFound(path);
+    return await chain(request);
+  }) as HttpHandler;
+  Object.defineProperties(handler, {
+    sessionCount: { get: () => mcp.sessionCount, enumerable: true },
+    close: { value: () => (closing ??= mcp.close()), enumerable: true },
+  });
+  return handler;
+}
