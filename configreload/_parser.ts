@@ -11,7 +11,7 @@ import {
   parse,
 } from "../validate/mod.ts";
 
-import type { ParseFunction } from "./watch_config.ts";
+import type { ParseFunction } from "./parse_function.ts";
 
 /** What parsing the bytes gave. */
 export type ParseOutcome =

@@ -34,11 +34,11 @@ export {
   type ConfigListener,
   type ConfigStatus,
   type ConfigWatcher,
-  type ParseFunction,
   watchConfig,
   type WatchConfigOptions,
   type WatchMode,
 } from "./watch_config.ts";
+export type { ParseFunction } from "./parse_function.ts";
 export {
   ConfigError,
   type ConfigErrorKind,

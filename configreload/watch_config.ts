@@ -9,6 +9,7 @@ import { Debouncer } from "./_debounce.ts";
 import { DirWatcher } from "./_dir_watcher.ts";
 import { fileError, schemaError, syntaxError } from "./_errors.ts";
 import { makeParser, type ParseOutcome, type Parser } from "./_parser.ts";
+import type { ParseFunction } from "./parse_function.ts";
 import { type FileLook, lookAtFile } from "./_read_file.ts";
 import { checkSchema, runSchema } from "./_schema.ts";
 import { WATCH_STATS } from "./_stats.ts";
@@ -25,26 +26,6 @@ const DEFAULT_POLL_MS = 10_000;
 const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
 /** How often a watcher polls when file-system events cannot be had. */
 const FALLBACK_POLL_MS = 1000;
-
-/**
- * A parse function for `options.format`: the file's text (strict UTF-8,
- * byte order mark removed) in, the config value out, possibly as a promise.
- * Throw to refuse the text; an error with numeric `line` and `column`
- * properties becomes a diagnostic at that position.
- *
- * @example INI-like `key=value` lines
- * ```ts
- * import type { ParseFunction } from "@forge/toolkit/configreload";
- *
- * const parseKeyValue: ParseFunction = (text) =>
- *   Object.fromEntries(
- *     text.split("\n").filter((line) => line.includes("="))
- *       .map((line) => line.split("=", 2).map((part) => part.trim())),
- *   );
- * console.log(parseKeyValue("port = 8080"));
- * ```
- */
-export type ParseFunction = (text: string) => unknown;
 
 /**
  * Options for {@linkcode watchConfig}.
