@@ -13,8 +13,8 @@ import {
   execAccess,
   fileAccess,
   netAccess,
-} from "../patterns/patterns.ts";
-import { matchPattern, Policy } from "../policy/policy.ts";
+} from "../patterns/mod.ts";
+import { matchPattern, Policy } from "../policy/mod.ts";
 
 const root = await Deno.realPath(await Deno.makeTempDir());
 await Deno.mkdir(`${root}/src/deep`, { recursive: true });

@@ -55,17 +55,17 @@ export {
 } from "./probe_meta.ts";
 export {
   canonicalPath,
-  escapeGlob,
-  execAccess,
-  type ExecAccessOptions,
-  type ExecTarget,
   type FileAccess,
   fileAccess,
   type FileTarget,
   type FileTargetOptions,
+  type RenameTarget,
+} from "./file.ts";
+export {
   netAccess,
   type NetAccessOptions,
   type NetScheme,
   type NetTarget,
-  type RenameTarget,
-} from "./patterns.ts";
+} from "./net.ts";
+export { execAccess, type ExecAccessOptions, type ExecTarget } from "./exec.ts";
+export { escapeGlob } from "./escape.ts";

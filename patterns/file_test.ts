@@ -1,37 +1,14 @@
 import assert from "node:assert/strict";
-import {
-  canonicalPath,
-  escapeGlob,
-  execAccess,
-  fileAccess,
-  netAccess,
-} from "./patterns.ts";
+import { canonicalPath, fileAccess } from "./file.ts";
+import { escapeGlob } from "./escape.ts";
+import { checkPattern } from "./_grammar.ts";
+import { check, type Expect, prng, refused } from "./_testing.ts";
 import { Policy } from "../policy/policy.ts";
 import { text, ToolError } from "../result/result.ts";
 import { createServer } from "../server/server.ts";
 import { registerPatternTool } from "./probe.ts";
 import { connect } from "../testing/testing.ts";
 import { z } from "zod";
-import { checkPattern } from "../validate/pattern.ts";
-
-/** What a case expects: the exact output, or a ToolError whose message matches. */
-type Expect = string | readonly string[] | { refused: RegExp };
-
-function refused(pattern: RegExp): { refused: RegExp } {
-  return { refused: pattern };
-}
-
-function check(run: () => unknown, expect: Expect): void {
-  if (typeof expect === "object" && "refused" in expect) {
-    assert.throws(run, (error: unknown) => {
-      assert.ok(error instanceof ToolError, `expected a ToolError: ${error}`);
-      assert.match(error.message, expect.refused);
-      return true;
-    });
-  } else {
-    assert.deepStrictEqual(run(), expect);
-  }
-}
 
 // Root /w, no file system: the lexical rules. Each case: input → pattern.
 const PATH_CASES: [string, string, Expect][] = [
@@ -145,15 +122,6 @@ Deno.test("canonicalPath() normalises the root and checks it", async (t) => {
 });
 
 // Seeded so a failure reproduces; mulberry32.
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const PIECES = [
   "a",
   "b",
@@ -205,228 +173,6 @@ Deno.test("canonicalPath() is idempotent and never escapes the root, for random 
   }
   assert.ok(accepted > 1000, `too few accepted paths: ${accepted}`);
 });
-
-const NET_CASES: [string, string, Expect, string?][] = [
-  [
-    "case, trailing dot and default port",
-    "https://EXAMPLE.com.:443/a",
-    ["net:https://example.com"],
-    "https://example.com/a",
-  ],
-  [
-    "userinfo hiding another host",
-    "https://u:p@evil.com@good.com/",
-    refused(
-      /^url: "https:\/\/u:p@evil.com@good.com\/" carries user information/,
-    ),
-  ],
-  ["empty userinfo", "http://@x.com", refused(/carries user information/)],
-  [
-    "a decimal IPv4",
-    "http://2130706433/",
-    ["net:http://127.0.0.1"],
-    "http://127.0.0.1/",
-  ],
-  ["a hex short IPv4", "http://0x7f.1/", ["net:http://127.0.0.1"]],
-  ["a short IPv4", "http://127.1", ["net:http://127.0.0.1"]],
-  ["an octal IPv4", "http://0177.0.0.1", ["net:http://127.0.0.1"]],
-  [
-    "an IPv4-mapped IPv6",
-    "http://[::ffff:127.0.0.1]:8080/x",
-    ["net:http://127.0.0.1:8080"],
-    "http://127.0.0.1:8080/x",
-  ],
-  ["a long IPv6", "http://[0:0::1]/", ["net:http://\\[::1\\]"]],
-  [
-    "an IDN host is punycoded",
-    "https://b\u00fccher.de",
-    ["net:https://xn--bcher-kva.de"],
-    "https://xn--bcher-kva.de/",
-  ],
-  [
-    "a wildcard host",
-    "https://*.example.com",
-    refused(/contains "\*": expected one concrete host/),
-  ],
-  [
-    "a javascript: URL",
-    "javascript:alert(1)",
-    refused(
-      /^url: scheme "javascript:" of "javascript:alert\(1\)" is refused: expected http, https, ws or wss$/,
-    ),
-  ],
-  ["a file: URL", "file:///etc/passwd", refused(/scheme "file:"/)],
-  ["an ftp: URL", "ftp://x.com/", refused(/scheme "ftp:"/)],
-  [
-    "a percent escape in the host",
-    "http://ex%61mple.com/",
-    refused(/contains "%": expected a plain host name/),
-  ],
-  ["ws default port", "ws://x.com:80", ["net:ws://x.com"]],
-  ["wss other port", "wss://x.com:8443", ["net:wss://x.com:8443"]],
-  ["upper-case scheme and host", "HTTP://X.COM", ["net:http://x.com"]],
-  [
-    "no scheme",
-    "example.com",
-    refused(
-      /^url: "example.com" is not an absolute URL: expected scheme:\/\/host/,
-    ),
-  ],
-  ["an empty label", "http://a..b/", refused(/has an empty label/)],
-  ["a leading dot", "http://.a.com/", refused(/has an empty label/)],
-  ["a bang in the host", "http://a!b.com/", refused(/contains "!"/)],
-  ["braces in the host", "http://a{b}.com/", refused(/contains "\{"/)],
-  [
-    "a control character",
-    "http://x.com/\n",
-    refused(/contains the control character U\+000A/),
-  ],
-  [
-    "backslashes as slashes",
-    "http:\\\\x.com\\y",
-    ["net:http://x.com"],
-    "http://x.com/y",
-  ],
-  ["query and fragment are not in the pattern", "https://x.com/p?q=1#f", [
-    "net:https://x.com",
-  ], "https://x.com/p?q=1#f"],
-];
-
-Deno.test("netAccess() names each spelling of a host by one pattern and keeps the URL to fetch", async (t) => {
-  for (const [name, input, expect, href] of NET_CASES) {
-    await t.step(`${name}: ${JSON.stringify(input)}`, () => {
-      check(() => netAccess(input).patterns, expect);
-      if (href !== undefined) assert.equal(netAccess(input).url.href, href);
-    });
-  }
-});
-
-Deno.test("netAccess() honours its options", async (t) => {
-  await t.step("schemes restricts what is accepted", () => {
-    assert.throws(
-      () => netAccess("http://x.com", { schemes: ["https"] }),
-      new ToolError(
-        'url: scheme "http:" of "http://x.com" is refused: expected https',
-      ),
-    );
-    assert.deepEqual(
-      netAccess("https://x.com", { schemes: ["https"] }).patterns,
-      [
-        "net:https://x.com",
-      ],
-    );
-  });
-  await t.step("an unknown scheme option is a RangeError", () => {
-    assert.throws(
-      () => netAccess("https://x.com", { schemes: ["ftp" as "http"] }),
-      RangeError,
-    );
-  });
-  await t.step("argument names the argument in messages", () => {
-    assert.throws(
-      () => netAccess("nope", { argument: "endpoint" }),
-      /^ToolError: endpoint: "nope" is not an absolute URL/,
-    );
-  });
-  await t.step("the URL cannot be changed through the target", () => {
-    const target = netAccess("https://x.com/a");
-    target.url.hostname = "evil.com";
-    assert.equal(target.url.href, "https://x.com/a");
-  });
-});
-
-const EXEC_CASES: [string, unknown, Expect][] = [
-  [
-    "a shell string",
-    "rm -rf x",
-    refused(/^argv: got the shell string "rm -rf x": expected an argv array/),
-  ],
-  ["plain words", ["rm", "-rf", "x"], ["exec:rm -rf x"]],
-  ["a space inside an argument", ["rm", "-rf x"], ["exec:rm -rf\\ x"]],
-  ["an empty argument", ["echo", ""], ['exec:echo ""']],
-  ["no arguments", ["echo"], ["exec:echo"]],
-  ["a line feed", ["printf", "a\nb"], ["exec:printf a\\nb"]],
-  ["a glob argument", ["ls", "*"], ["exec:ls \\*"]],
-  ["quotes", ["echo", 'say "hi"'], ['exec:echo say\\ \\"hi\\"']],
-  ["a backslash", ["echo", "a\\b"], ["exec:echo a\\\\b"]],
-  ["an escape sequence", ["echo", "\u001b[0m"], ["exec:echo \\u{1b}\\[0m"]],
-  [
-    "a program by path is also named by its base name",
-    ["/bin/rm", "-rf", "x"],
-    ["exec:/bin/rm -rf x", "exec:rm -rf x"],
-  ],
-  ["a relative program path", ["./rm", "x"], ["exec:./rm x", "exec:rm x"]],
-  ["an NFD argument becomes NFC", ["cat", "cafe\u0301"], [
-    "exec:cat caf\u00e9",
-  ]],
-  ["an empty argv", [], refused(/^argv: the argv array is empty/)],
-  ["an empty program", [""], refused(/^argv\[0\]: the program is empty/)],
-  [
-    "a NUL in an argument",
-    ["rm", "a\0"],
-    refused(/^argv\[1\]: "a\\u0000" contains a NUL character/),
-  ],
-  ["a directory as program", ["bin/"], refused(/ends with "\/"/)],
-];
-
-Deno.test("execAccess() names argv so that no two argument lists share a pattern", async (t) => {
-  for (const [name, input, expect] of EXEC_CASES) {
-    await t.step(`${name}: ${JSON.stringify(input)}`, () => {
-      check(() => execAccess(input as string[]).patterns, expect);
-    });
-  }
-  await t.step("a deny on exec:rm ** catches rm however it is spelled", () => {
-    const policy = new Policy({ allow: ["exec:**"], deny: ["exec:rm **"] });
-    for (const argv of [["rm", "-rf", "x"], ["/bin/rm", "-rf", "x"], ["rm"]]) {
-      assert.equal(
-        policy.evaluate(execAccess(argv).patterns).decision,
-        "deny",
-        JSON.stringify(argv),
-      );
-    }
-    assert.equal(
-      policy.evaluate(execAccess(["rmdir", "x"]).patterns).decision,
-      "allow",
-    );
-  });
-  await t.step("program and args are what to run", () => {
-    const run = execAccess(["git", "log", "-n", "1"]);
-    assert.equal(run.program, "git");
-    assert.deepEqual(run.args, ["log", "-n", "1"]);
-    run.args.push("--all");
-    assert.deepEqual(run.args, ["log", "-n", "1"]);
-  });
-  await t.step("a non-string word is a TypeError", () => {
-    assert.throws(
-      () => execAccess(["rm", 1 as unknown as string]),
-      new TypeError(
-        "Cannot build an exec target: argv[1] must be a string, got number",
-      ),
-    );
-  });
-});
-
-const WORDS = ["", " ", "a", "a b", '"', '""', "\\", "*", "-rf", "\n", "x y z"];
-
-Deno.test("execAccess() is injective over random argv arrays", () => {
-  const random = prng(7);
-  const seen = new Map<string, string>();
-  for (let n = 0; n < 5000; n++) {
-    const argv = Array.from(
-      { length: 1 + Math.floor(random() * 4) },
-      () => WORDS[Math.floor(random() * WORDS.length)],
-    );
-    argv[0] = argv[0] || "p";
-    const [pattern] = execAccess(argv).patterns;
-    const key = JSON.stringify(argv);
-    const before = seen.get(pattern);
-    assert.ok(before === undefined || before === key, `${before} vs ${key}`);
-    seen.set(pattern, key);
-    assert.equal(typeof checkPattern(pattern), "object", pattern);
-  }
-});
-
-// ---------------------------------------------------------------- file system
 
 interface Sandbox extends AsyncDisposable {
   root: string;
