@@ -6,8 +6,10 @@
  * - {@linkcode decodeArguments} checks raw arguments against a schema and
  *   reports every problem at once, each naming the argument, what was
  *   expected and what came.
- * - `requireString()`, `optionalInt()` and the other readers take one
- *   argument from a raw record, for handlers that do without a schema.
+ * - The readers take one argument from a raw record, for handlers that do
+ *   without a schema: for each of `String`, `Number`, `Int`, `Boolean`,
+ *   `StringArray` and `Enum`, `requireX()` throws an `ArgumentError` when
+ *   the argument is absent and `optionalX()` gives `undefined`.
  *
  * @example Decode arguments, or tell the model what was wrong
  * ```ts
@@ -28,15 +30,21 @@ export {
   ArgumentError,
   type ArgumentErrorOptions,
   type ArgumentProblem,
+  formatProblems,
+} from "./argument_error.ts";
+export {
   decodeArguments,
   type DecodeOptions,
   type DecodeResult,
-  formatProblems,
+} from "./decode.ts";
+export {
   type NumberOptions,
   optionalBoolean,
+  optionalEnum,
   optionalInt,
   optionalNumber,
   optionalString,
+  optionalStringArray,
   type RawArguments,
   requireBoolean,
   requireEnum,
@@ -44,7 +52,9 @@ export {
   requireNumber,
   requireString,
   requireStringArray,
-} from "./args.ts";
+} from "./readers.ts";
+// ArgumentError extends it, so the entry that has one names the other.
+export { ToolError } from "../result/result.ts";
 export {
   type Infer,
   isStandardSchema,
