@@ -139,6 +139,23 @@ export type NetScheme = "http" | "https" | "ws" | "wss";
 export const NET_SCHEMES: readonly NetScheme[] = ["http", "https", "ws", "wss"];
 
 /**
+ * Whether `value` is one of {@linkcode NET_SCHEMES}.
+ *
+ * @example
+ * ```ts
+ * import { isNetScheme } from "./_grammar.ts";
+ *
+ * isNetScheme("ftp"); // false
+ * ```
+ *
+ * @param value Any value.
+ * @returns `true` for http, https, ws and wss.
+ */
+export function isNetScheme(value: unknown): value is NetScheme {
+  return (NET_SCHEMES as readonly unknown[]).includes(value);
+}
+
+/**
  * The default port of each scheme, which a canonical target never names.
  *
  * @example

@@ -3,6 +3,7 @@
 import {
   CONTROL,
   HOST_LABEL,
+  isNetScheme,
   NET_SCHEMES,
   type NetScheme,
 } from "./_grammar.ts";
@@ -159,7 +160,7 @@ function netSchemes(schemes: unknown): readonly NetScheme[] {
     );
   }
   for (const scheme of schemes) {
-    if (!(NET_SCHEMES as readonly unknown[]).includes(scheme)) {
+    if (!isNetScheme(scheme)) {
       throw new RangeError(
         `Cannot build a network target: options.schemes holds ${
           JSON.stringify(scheme)

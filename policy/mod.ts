@@ -37,12 +37,12 @@
 
 export {
   type Decision,
-  matchPattern,
-  type PatternDecision,
-  Policy,
-  type PolicyDecision,
-  type PolicyRules,
-  Rule,
+  type Evaluation,
+  type PatternEvaluation,
+} from "./decision.ts";
+export { Policy, type PolicyRules } from "./policy.ts";
+export { matchPattern, Rule } from "./rule.ts";
+export {
   RuleSyntaxError,
   type RuleSyntaxErrorOptions,
-} from "./policy.ts";
+} from "./rule_syntax_error.ts";
