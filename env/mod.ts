@@ -34,21 +34,19 @@
  */
 
 export {
-  env,
   type EnvConfig,
+  type EnvOptions,
+  type EnvReadResult,
+  type EnvVar,
+} from "./env_var.ts";
+export { EnvError, type EnvProblem } from "./env_error.ts";
+export { Secret } from "./secret.ts";
+export {
   type EnvDurationOptions,
-  EnvError,
-  type EnvKinds,
   type EnvListOptions,
   type EnvNumberOptions,
-  type EnvOptions,
-  type EnvProblem,
-  type EnvReadResult,
   type EnvSecretOptions,
-  type EnvSource,
   type EnvUrlOptions,
-  type EnvVar,
-  readEnv,
-  type ReadEnvOptions,
-  Secret,
-} from "./env.ts";
+} from "./kind_options.ts";
+export { env, type EnvKinds } from "./kinds.ts";
+export { type EnvSource, readEnv, type ReadEnvOptions } from "./read_env.ts";

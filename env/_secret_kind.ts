@@ -1,0 +1,50 @@
+// env.secret(): read as a Secret, and never echoed, not even a bad default.
+
+import type { EnvVar } from "./env_var.ts";
+import type { EnvSecretOptions } from "./kind_options.ts";
+import { Secret } from "./secret.ts";
+import { checkName, checkOptions, describeValue, makeVar } from "./_declare.ts";
+
+export function declareSecret(
+  name: string,
+  options?: EnvSecretOptions,
+): EnvVar<Secret> {
+  checkName(name);
+  checkOptions(name, options);
+  const minLength = options?.minLength ?? 1;
+  if (!Number.isSafeInteger(minLength) || minLength < 1) {
+    throw new RangeError(
+      `Invalid options for ${name}: minLength must be an integer >= 1, got ${
+        describeValue(minLength)
+      }`,
+    );
+  }
+  const expected = minLength === 1
+    ? "a secret string"
+    : `a secret of at least ${minLength} characters`;
+  // A bad default is reported by type and length only: it is a secret too.
+  if (options?.default !== undefined) {
+    const value: unknown = options.default;
+    if (typeof value !== "string") {
+      throw new TypeError(
+        `Invalid default for ${name}: expected a string, got ${typeof value}`,
+      );
+    }
+    if (value.length < minLength) {
+      throw new RangeError(
+        `Invalid default for ${name}: expected ${expected}, got a value of ${value.length} characters`,
+      );
+    }
+  }
+  const fallback = options?.default;
+  return makeVar(name, expected, true, (raw) => {
+    if (raw === undefined) {
+      return fallback === undefined
+        ? { ok: false, missing: true }
+        : { ok: true, value: new Secret(fallback) };
+    }
+    return raw.length >= minLength
+      ? { ok: true, value: new Secret(raw) }
+      : { ok: false, missing: false };
+  });
+}
