@@ -173,7 +173,20 @@ export const DEFAULT_PORTS: Readonly<Record<NetScheme, string>> = {
 };
 
 /**
- * A host label after WHATWG parsing and IDNA: letters, digits, `-`, `_`.
+ * The characters of a host label after WHATWG parsing and IDNA, as the body
+ * of a regular-expression class: lowercase letters, digits, `_` and `-`.
+ *
+ * @example
+ * ```ts
+ * import { HOST_CHARS } from "./_grammar.ts";
+ *
+ * new RegExp(`^[.${HOST_CHARS}]+$`).test("api.example.com"); // true
+ * ```
+ */
+export const HOST_CHARS = "a-z0-9_-";
+
+/**
+ * A host label: one or more {@linkcode HOST_CHARS}.
  *
  * @example
  * ```ts
@@ -182,7 +195,7 @@ export const DEFAULT_PORTS: Readonly<Record<NetScheme, string>> = {
  * HOST_LABEL.test("xn--bcher-kva"); // true
  * ```
  */
-export const HOST_LABEL: RegExp = /^[a-z0-9_-]+$/;
+export const HOST_LABEL: RegExp = new RegExp(`^[${HOST_CHARS}]+$`);
 
 /**
  * A pattern split into its verb and target.

@@ -212,7 +212,7 @@ function canonicalHost(
     if (!HOST_LABEL.test(label)) {
       throw new ToolError(
         `${argument}: the host of ${shown} contains ${
-          JSON.stringify(label.replace(/[a-z0-9_-]/g, "")[0])
+          JSON.stringify([...label].find((c) => !HOST_LABEL.test(c)))
         }: expected letters, digits, "-" and "." only`,
       );
     }

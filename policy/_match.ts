@@ -5,6 +5,7 @@ import {
   checkPattern,
   DEFAULT_PORTS,
   GLOB_CHARS,
+  HOST_CHARS,
   isNetScheme,
 } from "../patterns/_grammar.ts";
 import {
@@ -98,8 +99,10 @@ export function parsePattern(pattern: string): Parsed | string {
   }
 }
 
-const NET_PATTERN =
-  /^([a-z]+):\/\/(\\\[[0-9a-f:.]+\\\]|[a-z0-9_.-]+)(?::(0|[1-9][0-9]{0,4}))?$/;
+// scheme://host[:port], the host a dotted name or an escaped IPv6 literal.
+const NET_PATTERN = new RegExp(
+  `^([a-z]+)://(\\\\\\[[0-9a-f:.]+\\\\\\]|[.${HOST_CHARS}]+)(?::(0|[1-9][0-9]{0,4}))?$`,
+);
 
 function parseNetPattern(verb: string, target: string): Parsed | string {
   const match = NET_PATTERN.exec(target);
