@@ -9,6 +9,7 @@ import {
   formatForPath,
   FORMATS,
   parse,
+  parseAll,
 } from "../validate/mod.ts";
 
 import type { ParseFunction } from "./parse_function.ts";
@@ -77,39 +78,24 @@ export function makeParser(
 }
 
 function parseNamed(bytes: Uint8Array, format: Format): ParseOutcome {
+  if (format === "yaml") return parseYamlConfig(bytes);
   const result = parse(bytes, format);
-  if (!result.ok) {
-    return {
-      ok: false,
-      diagnostics: result.diagnostics.filter((d) => d.severity === "error"),
-    };
-  }
-  if (format === "yaml") return oneYamlDocument(result.value, bytes);
+  if (!result.ok) return { ok: false, diagnostics: errorsOf(result) };
   return { ok: true, value: result.value };
 }
 
-// validate/ parses a YAML stream into an array of documents; a config file
-// is one document (or none: an empty file, read as undefined).
-function oneYamlDocument(value: unknown, bytes: Uint8Array): ParseOutcome {
-  const documents = value as unknown[];
-  if (documents.length <= 1) return { ok: true, value: documents[0] };
-  const lines = new TextDecoder().decode(bytes).split(/\r\n|\r|\n/);
-  const markers: number[] = [];
-  lines.forEach((line, i) => {
-    if (/^---(?:\s|$)/.test(line)) markers.push(i + 1);
-  });
-  // Every document but perhaps the first starts with a `---` line.
-  const second = markers[markers.length - documents.length + 1] ?? 1;
-  return {
-    ok: false,
-    diagnostics: [{
-      line: second,
-      column: 1,
-      message:
-        `Expected one YAML document in a config file, found ${documents.length}: remove the extra documents or split them into files`,
-      severity: "error",
-    }],
-  };
+// A config file is one YAML document, or none: an empty file reads as
+// undefined, where parse() would give null. Several documents are refused
+// with parse()'s diagnostic at the second, so it is parsed again only then.
+function parseYamlConfig(bytes: Uint8Array): ParseOutcome {
+  const stream = parseAll(bytes, "yaml");
+  if (!stream.ok) return { ok: false, diagnostics: errorsOf(stream) };
+  if (stream.value.length <= 1) return { ok: true, value: stream.value[0] };
+  return { ok: false, diagnostics: errorsOf(parse(bytes, "yaml")) };
+}
+
+function errorsOf(result: { diagnostics: Diagnostic[] }): Diagnostic[] {
+  return result.diagnostics.filter((d) => d.severity === "error");
 }
 
 async function parseWith(

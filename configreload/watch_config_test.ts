@@ -84,6 +84,20 @@ Deno.test("watchConfig() loads the file and types current by the schema", async 
   });
 });
 
+Deno.test("watchConfig() reads a YAML config as its one document, an empty one as undefined", async () => {
+  await inTempDir(async (dir) => {
+    const path = `${dir}/app.yaml`;
+    await Deno.writeTextFile(path, "---\nname: a\nport: 1\n...\n");
+    {
+      await using watcher = await watchJson(path);
+      assert.deepEqual(watcher.current, { name: "a", port: 1 });
+    }
+    await Deno.writeTextFile(path, "# nothing yet\n");
+    await using empty = await watchConfig(path, { ...FAST });
+    assert.equal(empty.current, undefined);
+  });
+});
+
 Deno.test("watchConfig() applies a plain overwrite once", async () => {
   await inTempDir(async (dir) => {
     const path = `${dir}/app.json`;
@@ -824,7 +838,7 @@ Deno.test("watchConfig() fails fast at start with a ConfigError that says what i
       assert.equal(error.diagnostics[0].line, 3);
       assert.match(
         error.message,
-        /Expected one YAML document in a config file, found 2/,
+        /Expected one YAML document, found 2: a second document starts here/,
       );
     });
     await t.step("a directory", async () => {

@@ -63,7 +63,7 @@ Deno.test("parse() skips a leading byte order mark and does not count it as a co
   await t.step("yaml: no diagnostic", () => {
     const result = parse("\ufeffa: 1\n", "yaml");
     assert.ok(result.ok);
-    assert.deepEqual(result.value, [{ a: 1 }]);
+    assert.deepEqual(result.value, { a: 1 });
     assert.deepEqual(result.diagnostics, []);
   });
   await t.step("bytes: EF BB BF", () => {

@@ -5,7 +5,8 @@
  * - {@linkcode validate} and {@linkcode parse} check JSON, JSONC, YAML,
  *   TOML and XML documents and the `regex`, `glob`, `url` and `pattern`
  *   strings tools take as arguments; `parse` also returns the value, from
- *   one parse.
+ *   one parse. A YAML text is one document for `parse`; {@linkcode parseAll}
+ *   reads a stream of several.
  * - {@linkcode validateFile} picks the format from a file name.
  * - {@linkcode formatDiagnostics} renders `path:line:column: message` with
  *   a code frame.
@@ -29,6 +30,7 @@
 export type {
   Diagnostic,
   Format,
+  ParseAllResult,
   ParseResult,
   ValidationResult,
 } from "./types.ts";
@@ -36,6 +38,7 @@ export {
   FORMATS,
   MAX_ARGUMENT_LENGTH,
   parse,
+  parseAll,
   validate,
   type ValidateOptions,
 } from "./validate.ts";

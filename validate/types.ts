@@ -86,3 +86,19 @@ export type ValidationResult =
 export type ParseResult =
   | { ok: true; format: Format; value: unknown; diagnostics: Diagnostic[] }
   | { ok: false; format: Format; diagnostics: Diagnostic[] };
+
+/**
+ * The outcome of `parseAll()`: like {@linkcode ParseResult}, with every
+ * document of the stream, in order, as `value`.
+ *
+ * @example Counting the documents of a stream
+ * ```ts
+ * import { parseAll, type ParseAllResult } from "@forge/toolkit/validate";
+ *
+ * const result: ParseAllResult = parseAll("a: 1\n---\nb: 2\n", "yaml");
+ * if (result.ok) console.log(result.value.length); // 2
+ * ```
+ */
+export type ParseAllResult =
+  | { ok: true; format: "yaml"; value: unknown[]; diagnostics: Diagnostic[] }
+  | { ok: false; format: "yaml"; diagnostics: Diagnostic[] };

@@ -3,13 +3,14 @@
 import type {
   Diagnostic,
   Format,
+  ParseAllResult,
   ParseResult,
   ValidationResult,
 } from "./types.ts";
 import { prepareInput } from "./input.ts";
 import { parseJson } from "./json.ts";
 import { parseJsonc } from "./jsonc.ts";
-import { parseYaml } from "./yaml.ts";
+import { parseYamlDocument, parseYamlStream } from "./yaml.ts";
 import { parseToml } from "./toml.ts";
 import { parseXml } from "./xml.ts";
 import { parseRegex } from "./regex.ts";
@@ -85,7 +86,7 @@ const DOCUMENT_PARSERS: Record<
 > = {
   json: parseJson,
   jsonc: parseJsonc,
-  yaml: parseYaml,
+  yaml: parseYamlDocument,
   toml: parseToml,
   xml: parseXml,
 };
@@ -99,8 +100,10 @@ const DOCUMENT_PARSERS: Record<
  * leading UTF-8 byte order mark is skipped (columns on line 1 do not count
  * it); for `json` it also gives a warning, as `JSON.parse` rejects it.
  *
- * Values: `json`/`jsonc`/`toml` give plain data; `yaml` gives an array
- * with one entry per document; `xml` gives the root {@linkcode XmlElement};
+ * Values: `json`/`jsonc`/`toml` give plain data; `yaml` gives its one
+ * document (`null` for an empty stream), and a stream of several documents
+ * is an error at the line:column where the second starts: read those with
+ * {@linkcode parseAll}; `xml` gives the root {@linkcode XmlElement};
  * `regex` a `RegExp`; `url` a `URL`; `pattern` `{ verb, target }`; `glob`
  * the pattern string.
  *
@@ -111,7 +114,7 @@ const DOCUMENT_PARSERS: Record<
  *
  * const result = parse("name: demo\nport: 8080\n", "yaml");
  * assert.ok(result.ok);
- * assert.deepEqual(result.value, [{ name: "demo", port: 8080 }]);
+ * assert.deepEqual(result.value, { name: "demo", port: 8080 });
  * ```
  *
  * @throws {TypeError} When `format` is not a {@linkcode Format} or `text`
@@ -122,7 +125,41 @@ export function parse(
   format: Format,
   options: ValidateOptions = {},
 ): ParseResult {
-  return run(text, format, options, true);
+  return run(text, format, options, true, false);
+}
+
+/**
+ * Parses every document of a YAML stream, as `parseAll` does in @std/yaml:
+ * the value is an array with one entry per document (`[]` for an empty
+ * stream). Diagnostics and input rules are those of {@linkcode parse}.
+ *
+ * @example Reading a multi-document stream
+ * ```ts
+ * import { parseAll } from "@forge/toolkit/validate";
+ * import assert from "node:assert/strict";
+ *
+ * const result = parseAll("kind: Service\n---\nkind: Deployment\n", "yaml");
+ * assert.ok(result.ok);
+ * assert.deepEqual(result.value, [{ kind: "Service" }, { kind: "Deployment" }]);
+ * ```
+ *
+ * @throws {TypeError} When `format` is not `"yaml"` (the one format whose
+ * text may hold several documents) or `text` is neither a string nor a
+ * `Uint8Array`.
+ */
+export function parseAll(
+  text: string | Uint8Array,
+  format: "yaml",
+  options: ValidateOptions = {},
+): ParseAllResult {
+  if (format !== "yaml") {
+    throw new TypeError(
+      `Cannot parse all documents: only yaml holds several documents, got ${
+        JSON.stringify(format)
+      }`,
+    );
+  }
+  return run(text, format, options, true, true) as ParseAllResult;
 }
 
 function run(
@@ -130,8 +167,13 @@ function run(
   format: Format,
   options: ValidateOptions,
   buildValue: boolean,
+  stream: boolean,
 ): ParseResult {
-  const document = DOCUMENT_PARSERS[format];
+  // A YAML stream of several documents is well-formed: validate() and
+  // parseAll() accept it, parse() wants the one document it returns.
+  const document = stream && format === "yaml"
+    ? parseYamlStream
+    : DOCUMENT_PARSERS[format];
   const parser = document === undefined
     ? argumentParser(format, options)
     : (source: string) => document(source, buildValue);
@@ -181,7 +223,7 @@ export function validate(
   format: Format,
   options: ValidateOptions = {},
 ): ValidationResult {
-  const result = run(text, format, options, false);
+  const result = run(text, format, options, false, true);
   return result.ok
     ? { ok: true, format, diagnostics: result.diagnostics }
     : { ok: false, format, diagnostics: result.diagnostics };

@@ -1,5 +1,5 @@
-// YAML 1.2 through js-yaml: multi-document, duplicate keys refused, and
-// alias expansion bounded before any value is built.
+// YAML 1.2 through js-yaml: one document or a whole stream, duplicate keys
+// refused, and alias expansion bounded before any value is built.
 
 import {
   constructFromEvents,
@@ -11,6 +11,7 @@ import {
 } from "js-yaml";
 import { Locator } from "./position.ts";
 import type { Parsed } from "./parsed.ts";
+import type { Diagnostic } from "./types.ts";
 
 const SCHEMA = CORE_SCHEMA.withTags(mergeTag);
 
@@ -23,7 +24,42 @@ export const YAML_MAX_DEPTH = 256;
 export const YAML_MAX_ALIAS_NODES = 100_000;
 
 /** Parses every document of a YAML stream; the value is the array of them. */
-export function parseYaml(text: string): Parsed {
+export function parseYamlStream(text: string): Parsed {
+  const read = readStream(text);
+  return read.ok
+    ? { ok: true, value: read.documents, diagnostics: [] }
+    : { ok: false, diagnostics: read.diagnostics };
+}
+
+/**
+ * Parses a YAML stream that holds one document (`null` when it holds
+ * none, as an empty document reads); a second document is an error at the
+ * place it starts.
+ */
+export function parseYamlDocument(text: string): Parsed {
+  const read = readStream(text);
+  if (!read.ok) return { ok: false, diagnostics: read.diagnostics };
+  const count = read.documents.length;
+  if (count <= 1) {
+    return { ok: true, value: read.documents[0] ?? null, diagnostics: [] };
+  }
+  const offset = secondDocumentOffset(text, read.events);
+  return {
+    ok: false,
+    diagnostics: [
+      new Locator(text).diagnostic(
+        offset,
+        `Expected one YAML document, found ${count}: a second document starts here`,
+      ),
+    ],
+  };
+}
+
+type StreamRead =
+  | { ok: true; documents: unknown[]; events: YamlEvent[] }
+  | { ok: false; diagnostics: Diagnostic[] };
+
+function readStream(text: string): StreamRead {
   const locator = new Locator(text);
   try {
     const events = parseEvents(text, { maxDepth: YAML_MAX_DEPTH });
@@ -34,11 +70,11 @@ export function parseYaml(text: string): Parsed {
         diagnostics: [locator.diagnostic(problem.offset, problem.message)],
       };
     }
-    const value = constructFromEvents(events, {
+    const documents = constructFromEvents(events, {
       source: text,
       schema: SCHEMA,
-    });
-    return { ok: true, value, diagnostics: [] };
+    }) as unknown[];
+    return { ok: true, documents, events };
   } catch (error) {
     if (error instanceof YAMLException && error.mark !== undefined) {
       const { offset, message } = explain(
@@ -50,6 +86,62 @@ export function parseYaml(text: string): Parsed {
     }
     throw error;
   }
+}
+
+const DOCUMENT_START_RE = /^(?:---(?=[ \t]|$)|%)/;
+const DOCUMENT_END_RE = /^\.\.\.(?=[ \t]|$)/;
+const BLANK_OR_COMMENT_RE = /^[ \t]*(?:#.*)?$/;
+
+// Document events carry no position, so the second document is found from
+// where the first one's content ends: the next line that opens a document
+// (`---` or a directive), or the first content after a `...` end marker.
+function secondDocumentOffset(text: string, events: YamlEvent[]): number {
+  let end = 0;
+  let explicitFirst = false;
+  let documents = 0;
+  for (const event of events) {
+    if (event.type === EVENT_ID.DOCUMENT) {
+      documents += 1;
+      if (documents === 2) break;
+      explicitFirst = event.explicitStart;
+      continue;
+    }
+    for (const key of ["start", "valueEnd", "anchorEnd", "tagEnd"] as const) {
+      const at = (event as Partial<Record<typeof key, number>>)[key];
+      if (at !== undefined && at > end) end = at;
+    }
+  }
+  const lines = text.split(/(?<=\r\n|\r(?!\n)|\n)/);
+  let lineStart = 0;
+  let index = 0;
+  if (end > 0) {
+    // Skip to the line after the one holding the first document's last character.
+    while (index < lines.length && lineStart + lines[index].length < end) {
+      lineStart += lines[index].length;
+      index += 1;
+    }
+    lineStart += lines[index]?.length ?? 0;
+    index += 1;
+  } else if (explicitFirst) {
+    // An empty first document: skip past its own `---`.
+    while (index < lines.length && !lines[index].startsWith("---")) {
+      lineStart += lines[index].length;
+      index += 1;
+    }
+    lineStart += lines[index]?.length ?? 0;
+    index += 1;
+  }
+  let ended = false;
+  for (; index < lines.length; index++) {
+    const line = lines[index].replace(/\r?\n$|\r$/, "");
+    if (DOCUMENT_START_RE.test(line)) return lineStart;
+    if (DOCUMENT_END_RE.test(line)) ended = true;
+    else if (ended && !BLANK_OR_COMMENT_RE.test(line)) {
+      return lineStart + (line.length - line.trimStart().length);
+    }
+    lineStart += lines[index].length;
+  }
+  return end;
 }
 
 interface Explained {
