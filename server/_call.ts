@@ -6,7 +6,8 @@
 // without a promise, so nothing of it outlives the turn it arrived in (less
 // garbage, and far less that survives into the old generation under load).
 
-import { decode, type DecodeResult, formatProblems } from "../args/args.ts";
+import { decode, type DecodeResult } from "../args/decode.ts";
+import { formatProblems } from "../args/argument_error.ts";
 import { LazyAbort } from "../_util/abort.ts";
 import { isRecord, jsonType } from "../_util/json_type.ts";
 import { isThenable } from "../_util/thenable.ts";
