@@ -17,9 +17,10 @@ import {
   ToolError,
   type ToolServer,
 } from "@forge/toolkit";
-import { type FileTarget } from "@forge/toolkit/patterns";
+import type { FileTarget } from "@forge/toolkit/patterns";
 import { formatDiagnostics, validateFile } from "@forge/toolkit/validate";
 import { z } from "zod";
+import { PathChangedError, removeFileConfined } from "./confine.ts";
 import { writeFileAtomic } from "./write_atomic.ts";
 
 /** The name and version hello-tool reports at initialisation. */
@@ -101,9 +102,15 @@ export async function createHelloServer(
           `${notes}\nNothing was written: fix the content and call write_file again.`,
         );
       }
+      // Validation ran first: from here to the rename the path is checked
+      // again at each step, so slow content cannot widen the race window.
       const bytes = await fileOperation(
         shown,
-        () => writeFileAtomic(target.path, content, { createParents: true }),
+        () =>
+          writeFileAtomic(target.path, content, {
+            createParents: true,
+            confined: true,
+          }),
       );
       // Warnings (a duplicate key, say) do not block the write but are shown.
       return text(
@@ -127,15 +134,7 @@ export async function createHelloServer(
     handler: async (_args, ctx) => {
       const [target] = ctx.access;
       const shown = relative(realRoot, target.path);
-      await fileOperation(shown, async () => {
-        const info = await Deno.lstat(target.path);
-        if (info.isDirectory) {
-          throw new ToolError(
-            `path: ${shown} is a directory: expected a file`,
-          );
-        }
-        await Deno.remove(target.path);
-      });
+      await fileOperation(shown, () => removeFileConfined(target.path));
       return text(`Deleted ${shown}`);
     },
   });
@@ -150,14 +149,16 @@ export async function createHelloServer(
  * would leave the root.
  */
 function inside(target: FileTarget, path: string): FileTarget {
-  const outside = target.patterns.find((pattern) =>
+  const outside = target.patterns.some((pattern) =>
     pattern.slice(pattern.indexOf(":") + 1).startsWith("/")
   );
-  if (outside !== undefined) {
+  if (outside) {
+    // The absolute target stays out of the answer: it names the server's
+    // file system, not anything the model can use.
     throw new ToolError(
-      `path: ${JSON.stringify(path)} is outside the root (${
-        outside.slice(outside.indexOf(":") + 1)
-      }): expected a path inside it, such as "notes/a.txt"`,
+      `path: ${
+        JSON.stringify(path)
+      } is outside the root: expected a path inside it, such as "notes/a.txt"`,
     );
   }
   return target;
@@ -181,6 +182,11 @@ async function fileOperation<T>(
   try {
     return await operation();
   } catch (error) {
+    if (error instanceof PathChangedError) {
+      throw new ToolError(
+        `path: ${shown} changed during the call: a directory on the way was replaced, perhaps by a symbolic link; nothing was changed: call again once it is stable`,
+      );
+    }
     if (error instanceof Deno.errors.NotFound) {
       throw new ToolError(`path: no such file: ${shown}`);
     }

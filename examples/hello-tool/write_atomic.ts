@@ -4,8 +4,15 @@
  * reader sees the old file or the new one, never a mix, and a crash at any
  * point leaves at most a stray temporary file, never half a target.
  *
+ * With `confined`, the path is one resolved when the write was approved, and
+ * the write is refused unless it still lands there: see
+ * {@linkcode WriteAtomicOptions.confined} and docs/mcp-contract.md for the
+ * window that remains.
+ *
  * @module
  */
+
+import { PathChangedError, realPathOf, resolvesTo } from "./confine.ts";
 
 const ENCODER = new TextEncoder();
 // New files get the usual permissions (less the umask).
@@ -19,6 +26,17 @@ export interface WriteAtomicOptions {
    * @default {false}
    */
   createParents?: boolean;
+  /**
+   * `path` is a real path resolved when the write was approved: refuse with
+   * {@linkcode PathChangedError} unless every directory created for it, the
+   * temporary file (before and after its content is written) and the renamed
+   * file still resolve to where that path says. A refused write leaves no
+   * content behind: the temporary file is emptied through its open handle,
+   * wherever it ended up, and removed when it can still be found.
+   *
+   * @default {false}
+   */
+  confined?: boolean;
 }
 
 /**
@@ -37,8 +55,11 @@ export interface WriteAtomicOptions {
  *
  * @param path The absolute path of the file to replace or create.
  * @param data The new content; text is written as UTF-8.
- * @param options Whether to create parent directories.
+ * @param options Whether to create parent directories and to confine the
+ * write to `path` as resolved.
  * @returns The number of bytes written.
+ * @throws {PathChangedError} With `confined`, when a directory on the way
+ * was replaced during the write.
  */
 export async function writeFileAtomic(
   path: string,
@@ -52,11 +73,14 @@ export async function writeFileAtomic(
       }`,
     );
   }
+  const confined = options.confined ?? false;
   const bytes = typeof data === "string" ? ENCODER.encode(data) : data;
-  const slash = path.lastIndexOf("/");
-  const dir = path.slice(0, slash) || "/";
-  const name = path.slice(slash + 1);
-  if (options.createParents) await Deno.mkdir(dir, { recursive: true });
+  const dir = parentOf(path);
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  if (options.createParents) {
+    if (confined) await makeParentsConfined(dir, path);
+    else await Deno.mkdir(dir, { recursive: true });
+  }
 
   let kept: number | undefined;
   try {
@@ -70,29 +94,139 @@ export async function writeFileAtomic(
   // A dot-name in the same directory: rename(2) is only atomic within one
   // file system, and hidden names keep directory listings tidy meanwhile.
   const temp = `${dir}/.${name}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+  // Checked just before the open, so a replaced directory is most often
+  // caught before anything is created through it.
+  if (confined && !(await resolvesTo(dir))) throw new PathChangedError(path);
+  // createNew (O_EXCL) never follows a link at the last component and
+  // never opens a file someone else made.
   const file = await Deno.open(temp, {
     write: true,
     createNew: true,
     mode: DEFAULT_MODE,
   });
-  try {
-    try {
-      // The umask applied at creation; an existing file's bits are kept as is.
-      if (kept !== undefined) await Deno.chmod(temp, kept);
-      let written = 0;
-      while (written < bytes.length) {
-        written += await file.write(bytes.subarray(written));
-      }
-      // Flush before the rename, or a power cut can leave the new name
-      // pointing at an empty file on some file systems.
-      await file.sync();
-    } finally {
-      file.close();
+  // Every real path the file was seen at, for withdraw() to look in.
+  const seen = new Set([temp]);
+  const confirm = async (name: string, identity?: Deno.FsFile) => {
+    const real = await realPathOf(name);
+    if (real !== undefined) seen.add(real);
+    if (real !== name || !(await resolvesTo(name, identity))) {
+      throw new PathChangedError(path);
     }
-    await Deno.rename(temp, path);
+  };
+  try {
+    // Checked while the file is still empty, so a refused write never puts
+    // content outside.
+    if (confined) await confirm(temp, file);
+    // The umask applied at creation; an existing file's bits are kept as is.
+    if (kept !== undefined) await Deno.chmod(temp, kept);
+    let written = 0;
+    while (written < bytes.length) {
+      written += await file.write(bytes.subarray(written));
+    }
+    // Flush before the rename, or a power cut can leave the new name
+    // pointing at an empty file on some file systems.
+    await file.sync();
+    if (confined) await confirm(temp, file);
+    try {
+      await Deno.rename(temp, path);
+    } catch (error) {
+      // The temporary file vanished from under its name: the directory moved.
+      if (confined && error instanceof Deno.errors.NotFound) {
+        throw new PathChangedError(path);
+      }
+      throw error;
+    }
+    // The rename is one more lookup of the directory. Only positive evidence
+    // that this file now sits elsewhere undoes it: a link swapped in after
+    // the rename proves nothing about where the rename went, and a
+    // concurrent write may have replaced the file since.
+    if (confined) {
+      const real = await realPathOf(path);
+      if (real !== undefined && real !== path && await isFile(real, file)) {
+        seen.add(real);
+        throw new PathChangedError(path);
+      }
+    }
   } catch (error) {
-    await Deno.remove(temp).catch(() => {});
+    await withdraw(file, seen);
     throw error;
+  } finally {
+    file.close();
   }
   return bytes.length;
+}
+
+/**
+ * Takes back a write that failed: empties the file through its handle (this
+ * reaches it wherever a moved directory took it), then removes it from each
+ * place it was seen at where that name still holds this very file.
+ */
+async function withdraw(
+  file: Deno.FsFile,
+  places: Iterable<string>,
+): Promise<void> {
+  await file.truncate(0).catch(() => {});
+  const open = await file.stat().catch(() => undefined);
+  for (const place of places) {
+    try {
+      const named = await Deno.lstat(place);
+      if (named.ino === open?.ino && named.dev === open?.dev) {
+        await Deno.remove(place);
+      }
+    } catch {
+      // Gone or unreachable: the handle already emptied it.
+    }
+  }
+}
+
+/**
+ * Creates the missing directories of `dir` one at a time, checking that each
+ * new one resolves to itself before going deeper; a directory created through
+ * a replaced parent is removed again.
+ */
+async function makeParentsConfined(dir: string, path: string): Promise<void> {
+  const missing: string[] = [];
+  let here = dir;
+  while (here !== "/" && !(await exists(here))) {
+    missing.unshift(here);
+    here = parentOf(here);
+  }
+  for (const next of missing) {
+    let made = true;
+    try {
+      await Deno.mkdir(next);
+    } catch (error) {
+      // Made by a concurrent call: the check below still applies.
+      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+      made = false;
+    }
+    if (!(await resolvesTo(next))) {
+      // Only a directory this call made, and only while it is empty.
+      if (made) await Deno.realPath(next).then(Deno.remove).catch(() => {});
+      throw new PathChangedError(path);
+    }
+  }
+}
+
+async function isFile(path: string, file: Deno.FsFile): Promise<boolean> {
+  try {
+    const [named, open] = await Promise.all([Deno.lstat(path), file.stat()]);
+    return named.ino === open.ino && named.dev === open.dev;
+  } catch {
+    return false;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
+function parentOf(path: string): string {
+  return path.slice(0, path.lastIndexOf("/")) || "/";
 }

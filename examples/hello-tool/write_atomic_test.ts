@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { PathChangedError } from "./confine.ts";
 import { writeFileAtomic } from "./write_atomic.ts";
 
 async function names(dir: string): Promise<string[]> {
@@ -106,5 +107,40 @@ Deno.test("writeFileAtomic() fails without touching the target or leaving a temp
     });
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("writeFileAtomic() with confined refuses a path whose directory is now a link, leaving nothing where it leads", async (t) => {
+  const base = await Deno.realPath(await Deno.makeTempDir());
+  const root = `${base}/root`;
+  const outside = `${base}/outside`;
+  try {
+    await Deno.mkdir(root);
+    await Deno.mkdir(outside);
+    // Approved as root/race/…, then race was replaced by a link.
+    await Deno.symlink(outside, `${root}/race`);
+    await t.step("an existing directory", async () => {
+      await assert.rejects(
+        writeFileAtomic(`${root}/race/a.txt`, "x", { confined: true }),
+        PathChangedError,
+      );
+      assert.deepEqual(await names(outside), []);
+    });
+    await t.step("a directory it would create", async () => {
+      await assert.rejects(
+        writeFileAtomic(`${root}/race/sub/a.txt`, "x", {
+          confined: true,
+          createParents: true,
+        }),
+        PathChangedError,
+      );
+      assert.deepEqual(await names(outside), []);
+    });
+    await t.step("without confined the link is followed", async () => {
+      await writeFileAtomic(`${root}/race/a.txt`, "x");
+      assert.deepEqual(await names(outside), ["a.txt"]);
+    });
+  } finally {
+    await Deno.remove(base, { recursive: true });
   }
 });
