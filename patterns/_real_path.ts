@@ -122,6 +122,14 @@ function fileError(error: unknown, input: string, argument: string): unknown {
       { cause: error },
     );
   }
+  // A name over the file system's limit is the caller's to shorten; the OS
+  // message would carry the server's absolute path.
+  if ((error as { code?: unknown } | null)?.code === "ENAMETOOLONG") {
+    return new ToolError(
+      `${argument}: a name in it is too long for the file system: expected shorter names (usually at most 255 bytes each)`,
+      { cause: error },
+    );
+  }
   // NotCapable (a missing --allow-read) and I/O failures are the server's.
   return error;
 }
