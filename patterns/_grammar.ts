@@ -287,6 +287,32 @@ export function codePointName(char: string): string {
  * wrong and the range of the pattern to fix.
  */
 export function patternProblem(pattern: string): PatternProblem | undefined {
+  const checked = splitPattern(pattern);
+  return "kind" in checked ? checked : undefined;
+}
+
+/**
+ * Checks a permission pattern against the grammar and returns its parts, or
+ * a sentence saying what is wrong and what was expected.
+ *
+ * @example
+ * ```ts
+ * import { checkPattern } from "./_grammar.ts";
+ *
+ * checkPattern("write:a.txt"); // { verb: "write", target: "a.txt" }
+ * checkPattern("WRITE:a.txt"); // 'unknown verb "WRITE": …'
+ * ```
+ *
+ * @param pattern The pattern to check.
+ * @returns The verb and target, or the problem.
+ */
+export function checkPattern(pattern: string): PatternParts | string {
+  const checked = splitPattern(pattern);
+  return "kind" in checked ? checked.message : checked;
+}
+
+// One pass for both answers: a policy checks every pattern of every call.
+function splitPattern(pattern: string): PatternParts | PatternProblem {
   if (typeof pattern !== "string") {
     return {
       kind: "not-string",
@@ -358,27 +384,5 @@ export function patternProblem(pattern: string): PatternProblem | undefined {
       end: colon + 2 + i,
     };
   }
-  return undefined;
-}
-
-/**
- * Checks a permission pattern against the grammar and returns its parts, or
- * a sentence saying what is wrong and what was expected.
- *
- * @example
- * ```ts
- * import { checkPattern } from "./_grammar.ts";
- *
- * checkPattern("write:a.txt"); // { verb: "write", target: "a.txt" }
- * checkPattern("WRITE:a.txt"); // 'unknown verb "WRITE": …'
- * ```
- *
- * @param pattern The pattern to check.
- * @returns The verb and target, or the problem.
- */
-export function checkPattern(pattern: string): PatternParts | string {
-  const problem = patternProblem(pattern);
-  if (problem !== undefined) return problem.message;
-  const colon = pattern.indexOf(":");
-  return { verb: pattern.slice(0, colon), target: pattern.slice(colon + 1) };
+  return { verb, target };
 }
