@@ -12,7 +12,7 @@
  * @module
  */
 
-import { checkPattern } from "../validate/pattern.ts";
+import { checkPattern } from "./_grammar.ts";
 import type { CallToolResult } from "../result/result.ts";
 import type { Infer, ToolSchema } from "../args/schema.ts";
 import type { ToolContext } from "../server/context.ts";
