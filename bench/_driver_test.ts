@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { cpuTimeMs, peakRss, spawnServer } from "./_driver.ts";
-import { REPO_ROOT } from "./_servers.ts";
+import { BENCH_CONFIG, BENCH_DIR } from "./_servers.ts";
 
 const RAW = [
   Deno.execPath(),
   "run",
   "--config",
-  `${REPO_ROOT}/deno.json`,
-  `${REPO_ROOT}/bench/servers/raw_echo.ts`,
+  BENCH_CONFIG,
+  `${BENCH_DIR}/servers/raw_echo.ts`,
 ];
 const INIT = {
   protocolVersion: "2025-11-25",

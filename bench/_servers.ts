@@ -1,8 +1,9 @@
 /**
  * The servers the stdio harness compares: the same `echo` tool written with
  * the toolkit, the bare SDK, fastmcp, tmcp and by hand, under Deno and Node.
- * Deno runs resolve packages through the root deno.json (peers pinned
- * exactly there); Node runs through bench/node/package-lock.json.
+ * Deno runs resolve packages through bench/deno.json and bench/deno.lock
+ * (peers pinned exactly there, the toolkit through its public entries);
+ * Node runs through bench/node/package-lock.json.
  *
  * @module
  */
@@ -25,8 +26,14 @@ export interface ServerSpec {
 export const REPO_ROOT: string = new URL("..", import.meta.url).pathname
   .replace(/\/$/, "");
 
+/** The benchmarks' own project: its deno.json, lock and servers. */
+export const BENCH_DIR: string = `${REPO_ROOT}/bench`;
+
+/** The config every Deno server under test runs with. */
+export const BENCH_CONFIG: string = `${BENCH_DIR}/deno.json`;
+
 /** Where the Node peers are installed. */
-export const NODE_DIR: string = `${REPO_ROOT}/bench/node`;
+export const NODE_DIR: string = `${BENCH_DIR}/node`;
 
 /**
  * Every server, the raw Deno loop (the floor the ratios divide by) first.
@@ -44,10 +51,10 @@ export function serverCatalogue(): ServerSpec[] {
     "run",
     "--allow-all",
     "--config",
-    `${REPO_ROOT}/deno.json`,
-    `${REPO_ROOT}/bench/${file}`,
+    BENCH_CONFIG,
+    `${BENCH_DIR}/${file}`,
   ];
-  const node = (file: string) => ["node", `${REPO_ROOT}/bench/${file}`];
+  const node = (file: string) => ["node", `${BENCH_DIR}/${file}`];
   return [
     {
       id: "raw-deno",
@@ -140,8 +147,8 @@ export function importCostCatalogue(): ServerSpec[] {
     "run",
     "--allow-all",
     "--config",
-    `${REPO_ROOT}/deno.json`,
-    `${REPO_ROOT}/bench/servers/${file}`,
+    BENCH_CONFIG,
+    `${BENCH_DIR}/servers/${file}`,
   ];
   const probe = (id: string, label: string, file: string): ServerSpec => ({
     id,
@@ -179,9 +186,11 @@ export function importCostCatalogue(): ServerSpec[] {
 }
 
 /**
- * The toolkit echo server of another checkout (its own `deno.json` and
- * `bench/servers/toolkit_echo.ts`), to measure a change side by side with
- * the current tree: `deno run -A bench/stdio.ts --compare=../before`.
+ * The toolkit echo server of another checkout (its
+ * `bench/servers/toolkit_echo.ts`, run with its `bench/deno.json`, or with
+ * its root `deno.json` when it predates bench's own project), to measure a
+ * change side by side with the current tree:
+ * `deno task bench --compare=../before`.
  *
  * @example
  * ```ts ignore
@@ -190,6 +199,12 @@ export function importCostCatalogue(): ServerSpec[] {
  */
 export function checkoutServer(dir: string): ServerSpec {
   const root = dir.replace(/\/+$/, "");
+  let config = `${root}/bench/deno.json`;
+  try {
+    Deno.statSync(config);
+  } catch {
+    config = `${root}/deno.json`;
+  }
   return {
     id: `toolkit@${root}`,
     label: `@forge/toolkit at ${root}`,
@@ -199,7 +214,7 @@ export function checkoutServer(dir: string): ServerSpec {
       "run",
       "--allow-all",
       "--config",
-      `${root}/deno.json`,
+      config,
       `${root}/bench/servers/toolkit_echo.ts`,
     ],
     probe: true,

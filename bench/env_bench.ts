@@ -1,6 +1,6 @@
 // Cost of reading a typical server config at start-up, against hand-written
 // parsing of the same variables, with values from a record and from Deno.env.
-import { env, readEnv } from "../env/mod.ts";
+import { env, readEnv } from "@forge/toolkit/env";
 
 const SOURCE: Record<string, string> = {
   HELLO_ROOT: "/srv/data",

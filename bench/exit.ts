@@ -15,7 +15,12 @@
  */
 
 import { closeWithCallsInFlight, echo, startServer } from "./_measure.ts";
-import { REPO_ROOT, serverCatalogue, type ServerSpec } from "./_servers.ts";
+import {
+  BENCH_CONFIG,
+  BENCH_DIR,
+  serverCatalogue,
+  type ServerSpec,
+} from "./_servers.ts";
 import { median } from "./_stats.ts";
 
 const SERVER_IDS = ["raw-deno", "toolkit", "toolkit-json"];
@@ -74,7 +79,9 @@ function cases(): Case[] {
   const drain = [
     Deno.execPath(),
     "run",
-    `${REPO_ROOT}/bench/servers/drain.ts`,
+    "--config",
+    BENCH_CONFIG,
+    `${BENCH_DIR}/servers/drain.ts`,
   ];
   const floors: Case[] = [
     { label: "cat (no runtime)", run: () => floorExit(["cat"]) },

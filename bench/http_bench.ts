@@ -15,8 +15,8 @@
  */
 
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { createServer, text, type ToolServer } from "../mod.ts";
-import { createHttpHandler, type HttpOptions } from "../http/mod.ts";
+import { createServer, text, type ToolServer } from "@forge/toolkit";
+import { createHttpHandler, type HttpOptions } from "@forge/toolkit/http";
 
 const URL_ = "http://127.0.0.1:8000/mcp";
 const PROTOCOL = "2025-11-25";

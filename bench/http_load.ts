@@ -18,8 +18,8 @@
  * @module
  */
 
-import { createServer, text } from "../mod.ts";
-import { serveHttp } from "../http/mod.ts";
+import { createServer, text } from "@forge/toolkit";
+import { serveHttp } from "@forge/toolkit/http";
 
 const PROTOCOL = "2025-11-25";
 const ACCEPT = "application/json, text/event-stream";

@@ -13,8 +13,8 @@ import {
   execAccess,
   fileAccess,
   netAccess,
-} from "../patterns/mod.ts";
-import { matchPattern, Policy } from "../policy/mod.ts";
+} from "@forge/toolkit/patterns";
+import { matchPattern, Policy } from "@forge/toolkit/policy";
 
 const root = await Deno.realPath(await Deno.makeTempDir());
 await Deno.mkdir(`${root}/src/deep`, { recursive: true });

@@ -11,11 +11,11 @@ import {
   json,
   registerPatternTool,
   text,
+  type ToolContext,
   wrapProbe,
-} from "../mod.ts";
-import { decodeArguments, toJsonSchema } from "../args/mod.ts";
-import { connect } from "../testing/testing.ts";
-import type { ToolContext } from "../server/server.ts";
+} from "@forge/toolkit";
+import { decodeArguments, toJsonSchema } from "@forge/toolkit/args";
+import { connect } from "@forge/toolkit/testing";
 import { z } from "zod";
 
 const ROUNDS = 31;

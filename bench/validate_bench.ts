@@ -12,7 +12,7 @@
 // distinct string), so no per-string cache in the engine can flatter a
 // contender.
 
-import { parse, validate } from "../validate/mod.ts";
+import { parse, validate } from "@forge/toolkit/validate";
 
 const MIB = 1 << 20;
 const COPIES = 16;

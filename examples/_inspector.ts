@@ -1,9 +1,13 @@
 // Shared by the examples' smoke tests: the MCP Inspector's CLI mode, a real
 // MCP client, run under Deno (it needs Node 22 APIs) with its own HOME so it
 // writes nothing of the user's, and DENO_DIR kept so nothing is fetched again.
+// It runs with .ci/tools.json, not the library's config: no lock (its ~170
+// packages stay out of deno.lock) and its install script denied (Deno would
+// otherwise print a warning box for it).
 import assert from "node:assert/strict";
 
 const INSPECTOR = "npm:@modelcontextprotocol/inspector@2.12.0";
+const TOOLS_CONFIG = new URL("../.ci/tools.json", import.meta.url).pathname;
 
 /** Where Deno caches packages. */
 export async function denoDir(): Promise<string> {
@@ -23,7 +27,17 @@ export async function inspect(
   const home = await Deno.makeTempDir({ prefix: "inspector-home-" });
   try {
     const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", INSPECTOR, "--cli", ...options, "--", ...target],
+      args: [
+        "run",
+        "-A",
+        "--config",
+        TOOLS_CONFIG,
+        INSPECTOR,
+        "--cli",
+        ...options,
+        "--",
+        ...target,
+      ],
       env: { HOME: home, DENO_DIR: await denoDir(), NO_COLOR: "1" },
       stdout: "piped",
       stderr: "piped",

@@ -1,5 +1,5 @@
 // fastmcp: one `echo` tool over stdio, as its README writes it. The same file
-// runs under Deno (through the root imports map) and Node (bench/node).
+// runs under Deno (through bench/deno.json) and Node (bench/node).
 import { FastMCP } from "fastmcp";
 import { z } from "zod";
 

@@ -1,6 +1,6 @@
 // The bare SDK: `McpServer` with one `echo` tool over the SDK's stdio
 // transport, as its README writes it. The same file runs under Deno (through
-// the root imports map) and Node (through bench/node/node_modules).
+// bench/deno.json) and Node (through bench/node/node_modules).
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { z } from "zod";

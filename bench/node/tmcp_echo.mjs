@@ -1,6 +1,6 @@
 // tmcp with its zod adapter and stdio transport: one `echo` tool, as its
-// README writes it. The same file runs under Deno (through the root imports
-// map) and Node (bench/node).
+// README writes it. The same file runs under Deno (through bench/deno.json)
+// and Node (bench/node).
 import { McpServer } from "tmcp";
 import { ZodJsonSchemaAdapter } from "@tmcp/adapter-zod";
 import { StdioTransport } from "@tmcp/transport-stdio";

@@ -1,6 +1,6 @@
 // The toolkit: `echo` as a user writes it with createServer(), plus `note`,
 // a pattern tool whose probe the harness compares with a plain call.
-import { createServer, registerPatternTool, text } from "../../mod.ts";
+import { createServer, registerPatternTool, text } from "@forge/toolkit";
 import { z } from "zod";
 
 const server = createServer({ name: "toolkit-echo", version: "1.0.0" });

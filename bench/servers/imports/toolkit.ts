@@ -1,4 +1,4 @@
 // Start-up cost of the toolkit's main entry (everything it imports, no
 // tool registered): this import, then the raw loop answers initialize.
-import "../../../mod.ts";
+import "@forge/toolkit";
 import "../raw_echo.ts";
