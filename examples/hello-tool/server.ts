@@ -20,7 +20,8 @@ import {
 import type { FileTarget } from "@forge/toolkit/patterns";
 import { formatDiagnostics, validateFile } from "@forge/toolkit/validate";
 import { z } from "zod";
-import { PathChangedError, removeFileConfined } from "./confine.ts";
+import { removeFileConfined } from "./confine.ts";
+import { checkPathBounds, fileProblem } from "./file_errors.ts";
 import { writeFileAtomic } from "./write_atomic.ts";
 
 /** The name and version hello-tool reports at initialisation. */
@@ -88,7 +89,7 @@ export async function createHelloServer(
       content: z.string().describe("The whole new content of the file"),
     }),
     annotations: { destructiveHint: true, idempotentHint: true },
-    patterns: async ({ path }) => [inside(await files.write(path), path)],
+    patterns: ({ path }) => resolve(realRoot, path, (p) => files.write(p)),
     handler: async ({ content }, ctx) => {
       const [target] = ctx.access;
       const shown = relative(realRoot, target.path);
@@ -105,6 +106,7 @@ export async function createHelloServer(
       // Validation ran first: from here to the rename the path is checked
       // again at each step, so slow content cannot widen the race window.
       const bytes = await fileOperation(
+        realRoot,
         shown,
         () =>
           writeFileAtomic(target.path, content, {
@@ -130,16 +132,38 @@ export async function createHelloServer(
       path: z.string().describe("File path, relative to the root"),
     }),
     annotations: { destructiveHint: true, idempotentHint: true },
-    patterns: async ({ path }) => [inside(await files.delete(path), path)],
+    patterns: ({ path }) => resolve(realRoot, path, (p) => files.delete(p)),
     handler: async (_args, ctx) => {
       const [target] = ctx.access;
       const shown = relative(realRoot, target.path);
-      await fileOperation(shown, () => removeFileConfined(target.path));
+      await fileOperation(
+        realRoot,
+        shown,
+        () => removeFileConfined(target.path),
+      );
       return text(`Deleted ${shown}`);
     },
   });
 
   return server;
+}
+
+/**
+ * The patterns of one path argument: bounded, resolved by `access`, inside
+ * the root; every refusal names the argument and never the server's paths.
+ */
+async function resolve(
+  realRoot: string,
+  path: string,
+  access: (path: string) => Promise<FileTarget>,
+): Promise<FileTarget[]> {
+  const shown = JSON.stringify(path);
+  try {
+    checkPathBounds(path, "path");
+    return [inside(await access(path), path)];
+  } catch (error) {
+    throw fileProblem(error, { argument: "path", shown, root: realRoot });
+  }
 }
 
 /**
@@ -171,36 +195,17 @@ function relative(realRoot: string, path: string): string {
 }
 
 /**
- * Runs a file operation, turning the failures a caller can fix (a missing
- * file, a directory in the way) into domain errors; anything else (no
- * permission for the server, a full disk) stays an infrastructure failure.
+ * Runs a file operation, turning the failures a caller can fix into domain
+ * errors naming the path relative to the root (see `file_errors.ts`).
  */
 async function fileOperation<T>(
+  realRoot: string,
   shown: string,
   operation: () => Promise<T>,
 ): Promise<T> {
   try {
     return await operation();
   } catch (error) {
-    if (error instanceof PathChangedError) {
-      throw new ToolError(
-        `path: ${shown} changed during the call: a directory on the way was replaced, perhaps by a symbolic link; nothing was changed: call again once it is stable`,
-      );
-    }
-    if (error instanceof Deno.errors.NotFound) {
-      throw new ToolError(`path: no such file: ${shown}`);
-    }
-    if (error instanceof Deno.errors.IsADirectory) {
-      throw new ToolError(`path: ${shown} is a directory: expected a file`);
-    }
-    if (
-      error instanceof Deno.errors.NotADirectory ||
-      error instanceof Deno.errors.AlreadyExists
-    ) {
-      throw new ToolError(
-        `path: a parent of ${shown} is a file, not a directory: expected a path whose parents are directories`,
-      );
-    }
-    throw error;
+    throw fileProblem(error, { argument: "path", shown, root: realRoot });
   }
 }
