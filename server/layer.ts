@@ -46,7 +46,8 @@ export interface ToolCall {
  *
  * @example A layer that retries once on an `isError` result
  * ```ts
- * import type { CallNext, CallToolResult } from "@forge/toolkit/server";
+ * import type { CallToolResult } from "@forge/toolkit";
+ * import type { CallNext } from "@forge/toolkit/server";
  *
  * async function retryOnce(next: CallNext): Promise<CallToolResult> {
  *   const first = await next();
