@@ -82,7 +82,6 @@ export function limitBody(
     },
   }, { highWaterMark: 0 });
   const timer = setTimeout(() => refuse(408), deadlineMs);
-  Deno.unrefTimer(timer);
   return {
     request: new Request(request, { body }),
     done: () => clearTimeout(timer),

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { bearerAuth } from "./bearer_auth.ts";
 import {
   connectClient,
   errorOf,
@@ -95,4 +96,35 @@ Deno.test("bearer auth with a verify callback, which never sees the token logged
       `token ${secret} was logged`,
     );
   }
+});
+Deno.test("bearerAuth() alone: the request goes on without its token, body intact", async () => {
+  const auth = bearerAuth({ token: "abc123" });
+  let seen: Request | undefined;
+  const response = await auth(
+    new Request("http://localhost/", {
+      method: "POST",
+      headers: { authorization: "Bearer abc123", "x-other": "kept" },
+      body: "payload",
+    }),
+    async (request) => {
+      seen = request;
+      return new Response(await request.text());
+    },
+  );
+  assert.equal(await response.text(), "payload");
+  assert.equal(seen?.headers.get("authorization"), null);
+  assert.equal(seen?.headers.get("x-other"), "kept");
+  assert.equal(seen?.method, "POST");
+  const refused = await auth(
+    new Request("http://localhost/", {
+      headers: { authorization: "Bearer abc12" },
+    }),
+    () => Promise.reject(new Error("next must not run")),
+  );
+  assert.equal(refused.status, 401);
+  await refused.body?.cancel();
+  assert.throws(
+    () => bearerAuth(null as unknown as { token: string }),
+    /auth must be \{ token \} or \{ verify \}, got null/,
+  );
 });

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { hostGuard } from "./host_guard.ts";
 import {
   errorOf,
   INITIALIZE,
@@ -103,4 +104,36 @@ Deno.test("DNS-rebinding protection can be turned off for a trusted proxy", asyn
     JSON.stringify(INITIALIZE),
   );
   assert.equal(reply.status, 200);
+});
+Deno.test("hostGuard() alone: checks Host and Origin before next", async () => {
+  const guard = hostGuard({ allowedHosts: ["api.example.com:8443"] });
+  const next = (request: Request) =>
+    Promise.resolve(new Response(new URL(request.url).host));
+  const good = await guard(
+    new Request("https://api.example.com:8443/x", {
+      headers: { origin: "https://api.example.com:8443" },
+    }),
+    next,
+  );
+  assert.equal(await good.text(), "api.example.com:8443");
+  // A host entry with a port accepts that port only.
+  const otherPort = await guard(new Request("https://api.example.com/"), next);
+  assert.equal(otherPort.status, 403);
+  await otherPort.body?.cancel();
+  const foreignOrigin = await guard(
+    new Request("https://api.example.com:8443/", {
+      headers: { origin: "https://evil.example" },
+    }),
+    next,
+  );
+  assert.equal(foreignOrigin.status, 403);
+  assert.match((await errorOf(foreignOrigin)).message, /Origin/);
+  assert.throws(
+    () => hostGuard({ allowedHosts: [""] }),
+    /allowedHosts entries must be host names/,
+  );
+  assert.throws(
+    () => hostGuard({ allowedHosts: "localhost" as unknown as string[] }),
+    TypeError,
+  );
 });

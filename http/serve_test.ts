@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { serveHttp } from "./serve.ts";
+import { serveHttp, streamableHttp } from "./serve.ts";
 import {
   connectClient,
   errorOf,
@@ -87,5 +87,61 @@ Deno.test("shutdown answers a call that outlives the grace period with an error"
   // The call was never released: only the grace period ended it.
   assert.match(await inFlight, /Server shut down before the tool finished/);
   call.release();
+  await client.close().catch(() => {});
+});
+Deno.test("streamableHttp() listens for a server, serves sessions and shuts down", async () => {
+  const server = makeServer();
+  let url: URL | undefined;
+  const listener = streamableHttp({ port: 0, onListen: (u) => url = u });
+  const listening = listener.listen(server, { handleSignals: false });
+  assert.ok(url, "onListen was called");
+  assert.equal(url.pathname, "/mcp");
+  const { client } = await connectClient(url);
+  const result = await client.callTool({
+    name: "echo",
+    arguments: { text: "listened" },
+  });
+  assert.deepEqual(result.content, [{ type: "text", text: "listened" }]);
+  await listening.shutdown();
+  await listening.finished;
+  const refused = await post(url, INITIALIZE).then(
+    (response) => response.status,
+    () => "connection refused",
+  );
+  assert.equal(refused, "connection refused");
+  await client.close().catch(() => {});
+});
+
+Deno.test("streamableHttp() checks its port at once and listens anew each time", async () => {
+  assert.throws(
+    () => streamableHttp({ port: -1 }),
+    (error: Error) =>
+      error instanceof RangeError &&
+      /port must be an integer from 0 to 65535, got -1/.test(error.message),
+  );
+  const listener = streamableHttp({ port: 0, onListen: () => {} });
+  const a = listener.listen(makeServer(), { handleSignals: false });
+  const b = listener.listen(makeServer(), { handleSignals: false });
+  await Promise.all([a.shutdown(), b.shutdown()]);
+});
+
+Deno.test("server.serve({ transport: streamableHttp() }) serves until server.close()", async () => {
+  const server = makeServer();
+  let listened!: (url: URL) => void;
+  const ready = new Promise<URL>((resolve) => listened = resolve);
+  const serving = server.serve({
+    transport: streamableHttp({ port: 0, onListen: (url) => listened(url) }),
+    exit: false,
+    handleSignals: false,
+  });
+  const url = await ready;
+  const { client } = await connectClient(url);
+  const result = await client.callTool({
+    name: "echo",
+    arguments: { text: "served" },
+  });
+  assert.deepEqual(result.content, [{ type: "text", text: "served" }]);
+  await server.close();
+  await serving;
   await client.close().catch(() => {});
 });

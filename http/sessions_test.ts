@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
+import { sessions } from "./sessions.ts";
 import {
+  ACCEPT,
   connectClient,
   errorOf,
   INITIALIZE,
   initialize,
+  makeServer,
   messages,
   post,
   PROTOCOL,
@@ -369,4 +372,51 @@ Deno.test("a client that lost an SSE stream resumes it with Last-Event-ID", asyn
   }
   await replayReader.cancel();
   assert.match(replayed, /slept 200/);
+});
+Deno.test("sessions() alone: serves its path and hands other paths to next", async () => {
+  const mcp = sessions(makeServer(), { path: "/rpc" });
+  const site = () => Promise.resolve(new Response("site"));
+  const other = await mcp(new Request("http://localhost/"), site);
+  assert.equal(await other.text(), "site");
+  const response = await mcp(
+    new Request("http://localhost/rpc", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: ACCEPT },
+      body: JSON.stringify(INITIALIZE),
+    }),
+    site,
+  );
+  assert.equal(response.status, 200);
+  const [answer] = await messages(response) as {
+    result: { serverInfo: { name: string } };
+  }[];
+  assert.equal(answer.result.serverInfo.name, "http-test");
+  assert.equal(mcp.sessionCount, 1);
+  await mcp.close();
+  assert.equal(mcp.sessionCount, 0);
+  const after = await mcp(new Request("http://localhost/rpc"), site);
+  assert.equal(after.status, 503);
+  await after.body?.cancel();
+});
+
+Deno.test("sessions() takes any SessionHost and closes it on close()", async () => {
+  const server = makeServer();
+  let closed = false;
+  const host = {
+    connect: (transport: Parameters<typeof server.connect>[0]) =>
+      server.connect(transport),
+    close: async () => {
+      closed = true;
+      await server.close();
+    },
+  };
+  const mcp = sessions(host);
+  await mcp.close();
+  assert.ok(closed);
+  assert.throws(
+    () => sessions({} as typeof host),
+    (error: Error) =>
+      error instanceof TypeError &&
+      /expected a SessionHost .*got object$/.test(error.message),
+  );
 });

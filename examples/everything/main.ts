@@ -11,6 +11,7 @@
  * @module
  */
 
+import { streamableHttp } from "@forge/toolkit/http";
 import { createEverythingServer } from "./server.ts";
 
 /** What the command line asked for. */
@@ -74,13 +75,13 @@ if (import.meta.main) {
   const server = createEverythingServer();
   await server.serve(
     command.http === undefined ? {} : {
-      http: {
+      transport: streamableHttp({
         ...command.http,
         stateless: command.stateless,
         // Lets a client that lost an SSE stream resume it (SEP-1699).
         eventHistory: 200,
         retryMs: 500,
-      },
+      }),
     },
   );
 }

@@ -21,6 +21,7 @@
 
 import { env, EnvError, readEnv } from "@forge/toolkit/env";
 import { ConfigError, watchConfig } from "@forge/toolkit/configreload";
+import { streamableHttp } from "@forge/toolkit/http";
 import { z } from "zod";
 import { parseCommandLine, USAGE, UsageError } from "./cli.ts";
 import { createHelloServer, SERVER_INFO } from "./server.ts";
@@ -62,7 +63,7 @@ async function main(args: readonly string[]): Promise<number> {
   let settings;
   try {
     settings = readEnv({
-      root: env.string("HELLO_ROOT", { default: "." }),
+      root: env.optional(env.string("HELLO_ROOT")),
       config: env.string("HELLO_CONFIG", { default: DEFAULT_CONFIG }),
     });
   } catch (error) {
@@ -71,8 +72,23 @@ async function main(args: readonly string[]): Promise<number> {
     return 1;
   }
 
-  const root = absolute(settings.root);
-  const problem = await checkRoot(root);
+  // Hosts such as the Inspector start servers without the user's
+  // environment, so the current directory would be wherever the host was
+  // started: without HELLO_ROOT the file tools get a new empty directory.
+  const scratch = settings.root === undefined;
+  const root = settings.root === undefined
+    ? await Deno.realPath(
+      await Deno.makeTempDir({ prefix: "hello-tool-root-" }),
+    )
+    : absolute(settings.root);
+  if (scratch) {
+    console.error(
+      `hello-tool: HELLO_ROOT is not set: the file tools work in a new empty directory, ${root}; set HELLO_ROOT to choose the directory`,
+    );
+    // Kept once it holds a file: those are the user's.
+    globalThis.addEventListener("unload", () => removeIfEmpty(root));
+  }
+  const problem = scratch ? undefined : await checkRoot(root);
   if (problem !== undefined) {
     console.error(`hello-tool: Cannot start: HELLO_ROOT ${problem}`);
     return 1;
@@ -122,14 +138,14 @@ async function main(args: readonly string[]): Promise<number> {
     }
     await server.serve({
       exit: false,
-      http: {
+      transport: streamableHttp({
         hostname,
         port,
         onListen: (url) =>
           console.error(
             `hello-tool: serving MCP over Streamable HTTP (root ${root}); connect a host to ${url}`,
           ),
-      },
+      }),
     });
     await config.close();
     return 0;
@@ -146,7 +162,8 @@ async function main(args: readonly string[]): Promise<number> {
             new URL(import.meta.url).pathname,
           ),
         ],
-        env: { HELLO_ROOT: root },
+        // A host that starts it so gets a new directory of its own too.
+        ...(scratch ? {} : { env: { HELLO_ROOT: root } }),
       },
     },
   };
@@ -158,6 +175,14 @@ async function main(args: readonly string[]): Promise<number> {
   await server.serve({ exit: false });
   await config.close();
   return 0;
+}
+
+function removeIfEmpty(dir: string): void {
+  try {
+    Deno.removeSync(dir);
+  } catch {
+    // Not empty, or gone already: nothing to tidy.
+  }
 }
 
 function absolute(path: string): string {
