@@ -11,7 +11,8 @@ Serves the hello-tool MCP server on stdio, or over Streamable HTTP with
 --http (host defaults to 127.0.0.1; port 0 picks a free one).
 
 Environment:
-  HELLO_ROOT    directory the file tools work in (default: current directory)
+  HELLO_ROOT    directory the file tools work in (default: a new empty
+                directory, named on stderr at start)
   HELLO_CONFIG  JSON config file, {"greeting": "Hello"} (default: config.json
                 beside main.ts); edits apply without a restart`;
 

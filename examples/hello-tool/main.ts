@@ -5,7 +5,10 @@
  * reloaded live, a read-only tool, and two side-effecting tools with the
  * permission-pattern probe, syntax validation and atomic writes.
  *
- * Run it with `deno task example`; see `README.md` beside this file.
+ * Run it with `deno task example`; see `README.md` beside this file. The
+ * file tools work in `HELLO_ROOT`; without it, in a new empty directory that
+ * a stderr line names at start (never the current directory, which for a
+ * host-started server is wherever the host runs).
  *
  * @example Connect from a host: the `mcpServers` entry
  * ```json

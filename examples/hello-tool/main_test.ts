@@ -557,7 +557,7 @@ Deno.test("hello-tool refuses to start on bad configuration, saying what is wron
   });
 });
 
-Deno.test("hello-tool uses the config.json beside main.ts and the current directory by default", async () => {
+Deno.test("hello-tool uses the config.json beside main.ts, and without HELLO_ROOT a new directory it names, never the current directory", async () => {
   await using ws = await workspace();
   const run = new Deno.Command(Deno.execPath(), {
     args: [
@@ -619,7 +619,43 @@ Deno.test("hello-tool uses the config.json beside main.ts and the current direct
   );
   const hello = answers.find((a) => a.id === 2);
   assert.equal(hello.result.content[0].text, `${repoConfig.greeting}, Ada!`);
-  assert.equal(await Deno.readTextFile(`${ws.root}/here.txt`), "x");
+  const stderr = new TextDecoder().decode(output.stderr);
+  const named = stderr.match(
+    /^hello-tool: HELLO_ROOT is not set: the file tools work in a new empty directory, (\/\S+); set HELLO_ROOT to choose the directory$/m,
+  );
+  assert.ok(named, stderr);
+  const root = named[1];
+  try {
+    assert.equal(await exists(`${ws.root}/here.txt`), false);
+    assert.equal(await Deno.readTextFile(`${root}/here.txt`), "x");
+    // The entry to paste gives a host that directory's rule, not the path.
+    const line = stderr.split("\n").find((l) => l.includes("mcpServers"))!;
+    const entry = JSON.parse(line.slice(line.indexOf("{"))).mcpServers;
+    assert.equal(entry["hello-tool"].env, undefined);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("hello-tool without HELLO_ROOT removes its new directory at exit when nothing was written there", async () => {
+  const run = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      ...EXAMPLE_PERMISSIONS,
+      new URL("./main.ts", import.meta.url).pathname,
+    ],
+    clearEnv: true,
+    env: { HOME: Deno.env.get("HOME") ?? "/", NO_COLOR: "1", ...denoDir() },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  });
+  const output = await run.output();
+  assert.equal(output.code, 0);
+  const stderr = new TextDecoder().decode(output.stderr);
+  const named = stderr.match(/a new empty directory, (\/\S+);/);
+  assert.ok(named, stderr);
+  assert.equal(await exists(named[1]), false, `${named[1]} is left behind`);
 });
 
 Deno.test("hello-tool --http serves the same tools over Streamable HTTP and stops on SIGTERM", async () => {
