@@ -356,6 +356,8 @@ export function sessions(
 
     if (stateless) {
       const session = newSession(false);
+      // One request per session, with no initialize before it.
+      session.transport.stateless = true;
       transient.add(session);
       await host.connect(session.transport);
       return await forward(session, request, message, () => {

@@ -106,6 +106,12 @@ export interface McpTransport {
   ) => void;
   /** The session id, for transports that have sessions. */
   sessionId?: string;
+  /**
+   * Set by a transport that carries one request per connection, such as
+   * stateless HTTP: there is no `initialize` before each request, so the
+   * server serves requests without one.
+   */
+  stateless?: boolean;
   /** Told the negotiated protocol version after initialisation. */
   setProtocolVersion?: (version: string) => void;
 }

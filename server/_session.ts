@@ -227,7 +227,7 @@ export class Session<C = unknown> {
   ): unknown {
     if (method === "initialize") return this.#initialize(params ?? {});
     if (method === "ping") return {};
-    if (!this.#initialized) {
+    if (!this.#initialized && this.#transport.stateless !== true) {
       // The lifecycle: nothing but ping before the handshake.
       throw new ProtocolError(
         RPC_ERROR.INVALID_REQUEST,

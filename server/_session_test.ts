@@ -13,6 +13,7 @@ class FakeTransport implements McpTransport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   version: string | undefined;
+  stateless?: boolean;
   start(): Promise<void> {
     return Promise.resolve();
   }
@@ -122,6 +123,20 @@ Deno.test("Session serves nothing but ping before initialize, and everything aft
   await handshake(transport);
   transport.receive({ id: 3, method: "count" });
   assert.deepEqual((await transport.answer(3)).result, { n: 1 });
+});
+
+Deno.test("Session serves a stateless transport's requests without initialize", async () => {
+  const transport = new FakeTransport();
+  transport.stateless = true;
+  const session = new Session(transport, {
+    info: { name: "s", version: "1" },
+    capabilities: { tools: {} },
+    handlers: new Map([["count", () => ({ n: 1 })]]),
+    context: undefined,
+  });
+  await session.start();
+  transport.receive({ id: 1, method: "count" });
+  assert.deepEqual((await transport.answer(1)).result, { n: 1 });
 });
 
 Deno.test("Session answers ping, refuses unknown methods with -32601 and keeps error codes", async () => {
