@@ -1,4 +1,4 @@
-// deno run -A bench/configreload.ts [--quick]
+// cd bench && deno run -A configreload.ts [--quick]
 //
 // Figures for configreload/, measured side by side in one run and printed
 // as medians (and p99 where a tail matters):

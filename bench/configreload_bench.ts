@@ -1,4 +1,4 @@
-// deno bench -A bench/configreload_bench.ts
+// cd bench && deno bench -A configreload_bench.ts
 //
 // The cost of one look at a config file: SHA-256 of 1 MiB with
 // crypto.subtle (throughput = 1 MiB / time per iteration), a reload() of an

@@ -1,3 +1,5 @@
+// cd bench && deno bench -A env_bench.ts
+//
 // Cost of reading a typical server config at start-up, against hand-written
 // parsing of the same variables, with values from a record and from Deno.env.
 import { env, readEnv } from "@forge/toolkit/env";

@@ -7,8 +7,9 @@
  * Alternating rounds, medians.
  *
  * ```sh
- * deno run -A bench/exit.ts            # 8 rounds
- * deno run -A bench/exit.ts --rounds=4
+ * cd bench
+ * deno run -A exit.ts            # 8 rounds
+ * deno run -A exit.ts --rounds=4
  * ```
  *
  * @module

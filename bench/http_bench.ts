@@ -4,8 +4,9 @@
  * web-standard transport used directly with the same server.
  *
  * ```sh
- * deno bench -A bench/http_bench.ts   # Deno's bench table (mean, p75, p99)
- * deno run -A bench/http_bench.ts     # medians, the cases interleaved round by round
+ * cd bench
+ * deno bench -A http_bench.ts   # Deno's bench table (mean, p75, p99)
+ * deno run -A http_bench.ts     # medians, the cases interleaved round by round
  * ```
  *
  * The `deno run` form exists because `deno bench` reports no median, and on

@@ -10,9 +10,10 @@
  * stops by itself.
  *
  * ```sh
- * deno run -A bench/http_load.ts                      # 20 000 calls, 50 clients, SSE answers
- * deno run -A bench/http_load.ts --json               # JSON answers instead of SSE
- * deno run -A bench/http_load.ts --calls 5000 --clients 10
+ * cd bench
+ * deno run -A http_load.ts                      # 20 000 calls, 50 clients, SSE answers
+ * deno run -A http_load.ts --json               # JSON answers instead of SSE
+ * deno run -A http_load.ts --calls 5000 --clients 10
  * ```
  *
  * @module

@@ -4,8 +4,9 @@
  * in flight, and 5 calls with a 1 MiB argument. Alternating rounds, medians.
  *
  * ```sh
- * deno run -A bench/memory.ts            # 3 rounds
- * deno run -A bench/memory.ts --rounds=5
+ * cd bench
+ * deno run -A memory.ts            # 3 rounds
+ * deno run -A memory.ts --rounds=5
  * ```
  *
  * @module

@@ -4,9 +4,10 @@
 // path.posix.normalize and a bare `new URL()`, which do less (no root check,
 // no escaping) but bound what the canonical form costs on top.
 //
-//   deno bench -A bench/patterns_bench.ts    Deno's bench runner (averages)
-//   deno run -A bench/patterns_bench.ts      medians, all cases interleaved
-//                                            round by round, side by side
+//   cd bench
+//   deno bench -A patterns_bench.ts    Deno's bench runner (averages)
+//   deno run -A patterns_bench.ts      medians, all cases interleaved
+//                                      round by round, side by side
 import { posix } from "node:path";
 import {
   canonicalPath,

@@ -4,9 +4,9 @@
  * side by side by one raw JSON-RPC client, in alternating rounds.
  *
  * ```sh
- * deno task bench                       # the full run, about 4 minutes
- * deno run -A bench/stdio.ts --quick    # a smoke run, about a minute
- * deno run -A bench/stdio.ts --help     # every option
+ * deno task bench            # the full run, about 4 minutes
+ * deno task bench --quick    # a smoke run, about a minute
+ * deno task bench --help     # every option
  * ```
  *
  * Prints the machine, the table (medians; ratios against the raw Deno loop
@@ -95,7 +95,7 @@ const QUICK: Omit<HarnessOptions, "only" | "json" | "compare"> = {
   },
 };
 
-const USAGE = `Usage: deno run -A bench/stdio.ts [options]
+const USAGE = `Usage: deno task bench [options]
 
   --quick            a smoke run (2 rounds, fewer calls, no profile), about a minute
   --rounds=N         alternating rounds (default 5; --quick: 2)
@@ -261,7 +261,7 @@ async function machine(nodeVersion: string | undefined): Promise<string> {
       Deno.loadavg().map((l) => l.toFixed(2)).join(", ")
     }`,
     `- date: ${new Date().toISOString()}`,
-    `- command: deno run -A bench/stdio.ts ${Deno.args.join(" ")}`.trimEnd(),
+    `- command: deno task bench ${Deno.args.join(" ")}`.trimEnd(),
   ].join("\n");
 }
 

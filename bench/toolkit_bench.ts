@@ -3,9 +3,10 @@
 // (computed once per tool: listTools() must not redo it), the probe, and a
 // whole tools/call through the in-memory client.
 //
-//   deno bench -A bench/toolkit_bench.ts    Deno's bench runner (averages)
-//   deno run -A bench/toolkit_bench.ts      medians, all cases interleaved
-//                                           round by round, side by side
+//   cd bench
+//   deno bench -A toolkit_bench.ts    Deno's bench runner (averages)
+//   deno run -A toolkit_bench.ts      medians, all cases interleaved
+//                                     round by round, side by side
 import {
   createServer,
   json,

@@ -1,8 +1,9 @@
 // Benchmarks for validate/: the JSON fast path against bare JSON.parse on
 // 1 MiB of valid JSON, and throughput per format.
 //
-//   deno bench bench/validate_bench.ts
-//   deno run bench/validate_bench.ts     # interleaved medians, MB/s table
+//   cd bench
+//   deno bench validate_bench.ts
+//   deno run validate_bench.ts     # interleaved medians, MB/s table
 //
 // `deno bench` runs contenders one after another and reports means; the
 // `deno run` mode alternates them call by call, so a busy machine slows
