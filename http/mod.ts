@@ -30,17 +30,6 @@
  */
 
 export type { HttpLayer } from "./layer.ts";
-// The transport contract the signatures name, so the docs are whole.
-export type {
-  JsonRpcId,
-  JsonRpcMessage,
-  Listening,
-  ListenOptions,
-  McpTransport,
-  SessionHost,
-  SessionListener,
-  TransportSendOptions,
-} from "../jsonrpc/types.ts";
 export {
   hostGuard,
   type HostGuardOptions,
