@@ -429,15 +429,18 @@ export class ToolServer {
         ? []
         : ["SIGINT", "SIGTERM"];
     for (const signal of signals) Deno.addSignalListener(signal, stop);
+    // Stdio ends at stdin EOF (its close comes later, from the shutdown);
+    // any other transport ends when it closes.
     const ended = new Promise<void>((resolve) => {
+      if (channel instanceof StdioTransport) {
+        channel.onend = () => resolve(this.close());
+        return;
+      }
       const onclose = channel.onclose;
       channel.onclose = () => {
         onclose?.();
         resolve(this.close());
       };
-      if (channel instanceof StdioTransport) {
-        channel.onend = () => resolve(this.close());
-      }
     });
     try {
       await this.connect(channel);

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { createServer, json, text, wrapProbe } from "../mod.ts";
 import { connect, type RpcError } from "../testing/testing.ts";
+import type { McpTransport } from "../jsonrpc/types.ts";
 
 Deno.test("server.tool() refuses bad definitions at registration", async (t) => {
   const server = createServer({ name: "s", version: "1" });
@@ -581,4 +582,43 @@ Deno.test("resourceTemplate() refuses a malformed URI template at registration",
         `Cannot register resource template: invalid URI template "notes://{name": Unclosed '{' at column 9`,
     },
   );
+});
+
+Deno.test("serve({ transport }) serves a custom transport until it closes", async () => {
+  const sent: unknown[] = [];
+  const transport: McpTransport = {
+    start: () => Promise.resolve(),
+    send: (message) => {
+      sent.push(message);
+      return Promise.resolve();
+    },
+    close: () => {
+      transport.onclose?.();
+      return Promise.resolve();
+    },
+  };
+  const server = createServer({ name: "custom", version: "1" });
+  const serving = server.serve({
+    transport,
+    exit: false,
+    handleSignals: false,
+  });
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  transport.onmessage?.({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {} },
+  });
+  await transport.close();
+  let timer: number | undefined;
+  const outcome = await Promise.race([
+    serving.then(() => "ended"),
+    new Promise((resolve) => {
+      timer = setTimeout(() => resolve("still serving"), 2_000);
+    }),
+  ]);
+  clearTimeout(timer);
+  assert.equal(outcome, "ended");
+  assert.equal((sent[0] as { id: number }).id, 1);
 });
