@@ -611,7 +611,7 @@ Deno.test("serve({ transport }) serves a custom transport until it closes", asyn
     params: { protocolVersion: "2025-11-25", capabilities: {} },
   });
   await transport.close();
-  let timer: number | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const outcome = await Promise.race([
     serving.then(() => "ended"),
     new Promise((resolve) => {
