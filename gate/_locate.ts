@@ -1,0 +1,127 @@
+// Internal: where a field of a policy file is written, so that a wrong rule
+// is reported as `file:line:column`. The parsers give values without
+// positions, so this searches the text: the key, then the rule string after
+// it, in each spelling the formats allow. It is a pointer for a human, and
+// falls back to the key (or 1:1) when a spelling is not found.
+
+/** A 1-based position in a text. */
+export interface Place {
+  line: number;
+  column: number;
+}
+
+/**
+ * The position of the value at `path` (`["deny", 1]`, `["unprobed"]`) in a
+ * policy file's text; `column` (1-based, inside a rule string) moves the
+ * position into the rule when the rule is written verbatim.
+ */
+export function locateField(
+  text: string,
+  path: readonly (string | number)[],
+  items: readonly unknown[] = [],
+  column?: number,
+): Place {
+  if (path.length === 0) return firstContent(text);
+  const key = String(path[0]);
+  const keyAt = findKey(text, key);
+  if (keyAt === -1) return firstContent(text);
+  if (path.length === 1 || typeof path[1] !== "number") {
+    return placeOf(text, keyAt);
+  }
+  const index = path[1];
+  const item = items[index];
+  if (typeof item !== "string") return placeOf(text, keyAt);
+  // The same rule may be written twice; count the earlier copies.
+  let copies = 0;
+  for (let i = 0; i < index; i++) if (items[i] === item) copies++;
+  const found = findItem(text, keyAt, item, copies);
+  if (found === undefined) return placeOf(text, keyAt);
+  const offset = found.verbatim && column !== undefined
+    ? found.start + column - 1
+    : found.start;
+  return placeOf(text, offset);
+}
+
+function findKey(text: string, key: string): number {
+  const escaped = key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  // JSON/JSONC "key":, YAML key: or "key":, TOML key = or "key" =, TOML [key].
+  const spellings = new RegExp(
+    `(^|[\\s{,])(?:"${escaped}"|'${escaped}'|${escaped})\\s*[:=]|^\\s*\\[\\s*${escaped}\\s*\\]`,
+    "gm",
+  );
+  for (const match of text.matchAll(spellings)) {
+    const start = match[1] === undefined
+      ? match.index + match[0].indexOf("[")
+      : match.index + match[1].length;
+    if (!inComment(text, start)) return start;
+  }
+  return -1;
+}
+
+function findItem(
+  text: string,
+  from: number,
+  item: string,
+  copies: number,
+): { start: number; verbatim: boolean } | undefined {
+  const quoted = JSON.stringify(item);
+  const candidates: { spelling: string; inner: number; verbatim: boolean }[] = [
+    { spelling: quoted, inner: 1, verbatim: quoted === `"${item}"` },
+    {
+      spelling: `'${item.replaceAll("'", "''")}'`,
+      inner: 1,
+      verbatim: !item.includes("'"),
+    },
+    { spelling: item, inner: 0, verbatim: true },
+  ];
+  for (const { spelling, inner, verbatim } of candidates) {
+    let best: { start: number; verbatim: boolean } | undefined;
+    let at = from;
+    let seen = 0;
+    for (;;) {
+      at = text.indexOf(spelling, at);
+      if (at === -1) break;
+      if (!inComment(text, at)) {
+        if (seen === copies) {
+          best = { start: at + inner, verbatim };
+          break;
+        }
+        seen++;
+      }
+      at += spelling.length;
+    }
+    // The quoted spellings come first: a plain match could be inside
+    // another rule.
+    if (best !== undefined) return best;
+  }
+  return undefined;
+}
+
+// A `#` or `//` comment before `offset` on its line, outside quotes.
+function inComment(text: string, offset: number): boolean {
+  const lineStart = text.lastIndexOf("\n", offset - 1) + 1;
+  const before = text.slice(lineStart, offset);
+  let quote = "";
+  for (let i = 0; i < before.length; i++) {
+    const c = before[i];
+    if (quote !== "") {
+      if (c === "\\" && quote === '"') i++;
+      else if (c === quote) quote = "";
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === "#" || (c === "/" && before[i + 1] === "/")) return true;
+  }
+  return false;
+}
+
+function firstContent(text: string): Place {
+  const match = /\S/.exec(text);
+  return placeOf(text, match === null ? 0 : match.index);
+}
+
+/** 1-based line and column (in code points) of a UTF-16 offset. */
+export function placeOf(text: string, offset: number): Place {
+  const before = text.slice(0, offset);
+  const lines = before.split(/\r\n|\r|\n/);
+  const last = lines[lines.length - 1];
+  return { line: lines.length, column: [...last].length + 1 };
+}

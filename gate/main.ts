@@ -1,0 +1,44 @@
+// The gate's command line: `deno task gate -- --policy policy.yaml -- <server>`.
+// Usage and start-up errors exit 2; afterwards the exit status is the gate's
+// `finished` (see gate.ts). Stdout carries JSON-RPC only.
+
+import { parseCommandLine, USAGE, UsageError } from "./_cli.ts";
+import { startGate } from "./gate.ts";
+
+async function main(args: readonly string[]): Promise<number> {
+  let line;
+  try {
+    line = parseCommandLine(args);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`forge gate: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (line.help) {
+    console.error(USAGE);
+    return 0;
+  }
+  let gate;
+  try {
+    gate = await startGate(line.command, {
+      policy: line.policy,
+      audit: line.audit,
+      unprobed: line.unprobed,
+    });
+  } catch (error) {
+    console.error(
+      `forge gate: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return 2;
+  }
+  const stop = () => gate.close();
+  const signals: Deno.Signal[] = Deno.build.os === "windows"
+    ? ["SIGINT"]
+    : ["SIGTERM", "SIGINT"];
+  for (const signal of signals) Deno.addSignalListener(signal, stop);
+  return await gate.finished;
+}
+
+if (import.meta.main) {
+  Deno.exit(await main(Deno.args));
+}

@@ -1,0 +1,209 @@
+// The gate's policy file: allow, ask and deny lists plus the `unprobed`
+// decision, checked field by field and built into a Policy.
+
+import {
+  type Decision,
+  Policy,
+  type PolicyRules,
+  RuleSyntaxError,
+} from "../policy/mod.ts";
+import { isRecord, typeName } from "../_util/json_type.ts";
+
+const LISTS = ["allow", "ask", "deny"] as const;
+const KEYS: readonly string[] = [...LISTS, "unprobed"];
+const DECISIONS: readonly Decision[] = ["allow", "ask", "deny"];
+
+/**
+ * What a policy file holds once checked: the compiled {@linkcode Policy},
+ * the rule lists it was built from, and the decision for tools that do not
+ * answer probes.
+ *
+ * @example
+ * ```ts
+ * import { parseGatePolicy } from "@forge/toolkit/gate";
+ *
+ * const gatePolicy = parseGatePolicy({ allow: ["read:**"], unprobed: "deny" });
+ * gatePolicy.policy.evaluate(["read:a.txt"]).decision; // "allow"
+ * gatePolicy.unprobed; // "deny"
+ * ```
+ */
+export interface GatePolicy {
+  /** The allow, ask and deny rules, compiled. */
+  readonly policy: Policy;
+  /** The rule lists as the file gave them (absent lists are empty). */
+  readonly rules: Required<PolicyRules>;
+  /** The decision for a tool that does not list probe support; `undefined` when the file does not say. */
+  readonly unprobed: Decision | undefined;
+}
+
+/**
+ * A field of a policy file that is wrong: {@linkcode path} names it (`["deny", 1]`
+ * for the second deny rule), {@linkcode column} points into a rule string when
+ * the problem is inside one.
+ *
+ * @example
+ * ```ts
+ * import { GatePolicyError, parseGatePolicy } from "@forge/toolkit/gate";
+ *
+ * try {
+ *   parseGatePolicy({ deny: ["write:a", "WRITE:b"] });
+ * } catch (error) {
+ *   if (error instanceof GatePolicyError) console.error(error.path, error.message);
+ *   // ["deny", 1] 'deny[1]: unknown verb "WRITE": …'
+ * }
+ * ```
+ */
+export class GatePolicyError extends TypeError {
+  /** Keys and indexes from the file's top level to the wrong value. */
+  readonly path: readonly (string | number)[];
+  /** The 1-based column inside the rule string, for a rule that breaks the grammar. */
+  readonly column: number | undefined;
+
+  /**
+   * Creates the error; the message is `<field>: <problem>`.
+   *
+   * @param problem What is wrong and what was expected.
+   * @param path The field's path.
+   * @param column The column inside a rule string, if any.
+   */
+  constructor(
+    problem: string,
+    path: readonly (string | number)[],
+    column?: number,
+  ) {
+    super(path.length === 0 ? problem : `${fieldName(path)}: ${problem}`);
+    this.name = "GatePolicyError";
+    this.path = path;
+    this.column = column;
+  }
+}
+
+/**
+ * Checks the parsed content of a policy file and builds its
+ * {@linkcode Policy}. The file is an object with optional `allow`, `ask` and
+ * `deny` lists of rule strings (the grammar of `@forge/toolkit/policy`) and
+ * an optional `unprobed` of `"allow"`, `"ask"` or `"deny"`; nothing else.
+ *
+ * @example A policy file in YAML
+ * ```ts
+ * import { parseGatePolicy } from "@forge/toolkit/gate";
+ * import { parse } from "@forge/toolkit/validate";
+ *
+ * const text = 'allow: ["read:**"]\ndeny: ["delete:**"]\nunprobed: ask\n';
+ * const parsed = parse(text, "yaml");
+ * if (parsed.ok) parseGatePolicy(parsed.value).policy.evaluate(["delete:x"]).decision; // "deny"
+ * ```
+ *
+ * @param value The parsed file (JSON, JSONC, YAML or TOML).
+ * @returns The compiled policy, the rule lists and the `unprobed` decision.
+ * @throws {GatePolicyError} Naming the first wrong field, what it holds and what was expected.
+ */
+export function parseGatePolicy(value: unknown): GatePolicy {
+  if (!isRecord(value)) {
+    const got = value === undefined
+      ? "nothing (the file is empty)"
+      : typeName(value);
+    throw new GatePolicyError(
+      `Invalid policy: expected an object with allow, ask and deny lists and unprobed, got ${got}`,
+      [],
+    );
+  }
+  for (const key of Object.keys(value)) {
+    if (!KEYS.includes(key)) {
+      const near = KEYS.find((known) => closeTo(key, known));
+      throw new GatePolicyError(
+        `unknown key: expected allow, ask, deny or unprobed${
+          near === undefined ? "" : ` (did you mean "${near}"?)`
+        }`,
+        [key],
+      );
+    }
+  }
+  const rules: Record<(typeof LISTS)[number], string[]> = {
+    allow: [],
+    ask: [],
+    deny: [],
+  };
+  for (const list of LISTS) {
+    const entries = value[list];
+    if (entries === undefined || entries === null) continue;
+    if (!Array.isArray(entries)) {
+      const hint = typeof entries === "string"
+        ? ` (write ${list}: ["${entries}"])`
+        : "";
+      throw new GatePolicyError(
+        `expected a list of rule strings, got ${typeName(entries)}${hint}`,
+        [list],
+      );
+    }
+    entries.forEach((rule: unknown, index) => {
+      if (typeof rule !== "string") {
+        throw new GatePolicyError(
+          `expected a rule string, got ${typeName(rule)}`,
+          [list, index],
+        );
+      }
+      rules[list].push(rule);
+    });
+  }
+  let unprobed: Decision | undefined;
+  if (value.unprobed !== undefined && value.unprobed !== null) {
+    if (!DECISIONS.includes(value.unprobed as Decision)) {
+      throw new GatePolicyError(
+        `expected "allow", "ask" or "deny", got ${
+          typeof value.unprobed === "string"
+            ? JSON.stringify(value.unprobed)
+            : typeName(value.unprobed)
+        }`,
+        ["unprobed"],
+      );
+    }
+    unprobed = value.unprobed as Decision;
+  }
+  let policy: Policy;
+  try {
+    policy = new Policy(rules);
+  } catch (error) {
+    if (error instanceof RuleSyntaxError && error.list !== undefined) {
+      throw new GatePolicyError(
+        `${error.problem} (in rule ${JSON.stringify(error.rule)})`,
+        [error.list, error.index ?? 0],
+        error.column,
+      );
+    }
+    throw error;
+  }
+  return Object.freeze({ policy, rules: Object.freeze(rules), unprobed });
+}
+
+/** `deny[1]`, `unprobed`. */
+function fieldName(path: readonly (string | number)[]): string {
+  return path.map((part, i) =>
+    typeof part === "number" ? `[${part}]` : i === 0 ? part : `.${part}`
+  ).join("");
+}
+
+// A one-edit typo or a wrong case ("Allow", "alow", "denny").
+function closeTo(a: string, b: string): boolean {
+  const x = a.toLowerCase();
+  if (x === b) return true;
+  if (Math.abs(x.length - b.length) > 1) return false;
+  let i = 0;
+  let j = 0;
+  let edits = 0;
+  while (i < x.length && j < b.length) {
+    if (x[i] === b[j]) {
+      i++;
+      j++;
+      continue;
+    }
+    if (++edits > 1) return false;
+    if (x.length > b.length) i++;
+    else if (x.length < b.length) j++;
+    else {
+      i++;
+      j++;
+    }
+  }
+  return edits + (x.length - i) + (b.length - j) <= 1;
+}
