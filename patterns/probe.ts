@@ -19,6 +19,7 @@ import type { ToolContext } from "../server/context.ts";
 import type { ToolDefinition } from "../server/tool.ts";
 import type { ToolServer } from "../server/server.ts";
 import { markProbeHandler } from "./_probe_mark.ts";
+import { refuseUnapproved } from "./_probe_guard.ts";
 import {
   META_ALWAYS,
   META_PATTERNS,
@@ -259,6 +260,9 @@ export function wrapProbe<A, P extends AccessList>(
         _meta: { [META_PATTERNS]: patterns, [META_ALWAYS]: [...always] },
       };
     }
+    // What was approved is what runs: computed now, not at the probe.
+    const refusal = refuseUnapproved(ctx.meta, always, patterns);
+    if (refusal !== undefined) return refusal;
     // A derived object, not a spread: the context's signal is created only when read.
     const withAccess = Object.create(ctx, {
       access: { value: access, enumerable: true },
@@ -301,9 +305,10 @@ export function registerPatternTool<
   def: PatternToolDefinition<S, P>,
 ): ToolServer {
   const { patterns, always, handler, ...tool } = def;
-  return server.tool<S>({
+  server.tool<S>({
     ...tool,
     _meta: { ...tool._meta, [META_SUPPORTS_PERMISSION_PATTERNS]: true },
     handler: wrapProbe<Infer<S>, P>({ patterns, always }, handler),
   });
+  return server;
 }

@@ -96,11 +96,42 @@ export const META_SUPPORTS_PERMISSION_PATTERNS =
   "forge.supports_permission_patterns";
 
 /**
+ * Request `_meta` key of a real call: the patterns a host approved for it,
+ * from the probe's answer. A toolkit server recomputes the call's patterns
+ * before its handler runs and refuses the call (`isError`) when it needs a
+ * pattern that is not in the list, such as a file swapped for a symbolic
+ * link between the probe and the call.
+ *
+ * @example What a gateway sends once a probe's patterns are approved
+ * ```ts
+ * import { META_ALWAYS, META_APPROVED_PATTERNS, META_PATTERNS } from "@forge/toolkit/patterns";
+ * import type { CallToolResult } from "@forge/toolkit";
+ *
+ * const answer: CallToolResult = {
+ *   content: [],
+ *   _meta: { [META_PATTERNS]: ["write:notes/a.md"], [META_ALWAYS]: [] },
+ * };
+ * const meta = answer._meta ?? {};
+ * const approved = [
+ *   ...(meta[META_ALWAYS] as string[]),
+ *   ...(meta[META_PATTERNS] as string[]),
+ * ];
+ * const call = {
+ *   name: "write_file",
+ *   arguments: { path: "notes/a.md", content: "# A" },
+ *   _meta: { [META_APPROVED_PATTERNS]: approved },
+ * };
+ * ```
+ */
+export const META_APPROVED_PATTERNS = "forge.approved_patterns";
+
+/**
  * The `_meta` keys of the probe's wire contract in one object, for code
- * that handles all four (a host, a gateway, a test). Each is also exported
+ * that handles them all (a host, a gateway, a test). Each is also exported
  * under its own name: {@linkcode META_PERMISSION_PATTERNS},
- * {@linkcode META_PATTERNS}, {@linkcode META_ALWAYS} and
- * {@linkcode META_SUPPORTS_PERMISSION_PATTERNS}.
+ * {@linkcode META_PATTERNS}, {@linkcode META_ALWAYS},
+ * {@linkcode META_SUPPORTS_PERMISSION_PATTERNS} and
+ * {@linkcode META_APPROVED_PATTERNS}.
  *
  * @example Read a probe's answer
  * ```ts
@@ -122,9 +153,11 @@ export const PROBE_META: {
   readonly ALWAYS: typeof META_ALWAYS;
   readonly SUPPORTS_PERMISSION_PATTERNS:
     typeof META_SUPPORTS_PERMISSION_PATTERNS;
+  readonly APPROVED_PATTERNS: typeof META_APPROVED_PATTERNS;
 } = Object.freeze({
   PERMISSION_PATTERNS: META_PERMISSION_PATTERNS,
   PATTERNS: META_PATTERNS,
   ALWAYS: META_ALWAYS,
   SUPPORTS_PERMISSION_PATTERNS: META_SUPPORTS_PERMISSION_PATTERNS,
+  APPROVED_PATTERNS: META_APPROVED_PATTERNS,
 });
