@@ -11,6 +11,7 @@ import {
 import { jsonType } from "../_util/json_type.ts";
 import { answersProbes } from "../patterns/_probe_mark.ts";
 import { META_SUPPORTS_PERMISSION_PATTERNS } from "../patterns/probe_meta.ts";
+import type { RegistrySlotOps } from "./_registration_handle.ts";
 import type { ListedTool, ToolDefinition } from "./tool.ts";
 
 const TOOL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
@@ -31,76 +32,174 @@ export interface RegisteredTool {
   output: StandardSchema | undefined;
 }
 
-/** The registered tools, by name. */
-export class ToolRegistry {
-  #tools = new Map<string, RegisteredTool>();
-  #listed: ListedTool[] | undefined;
+/**
+ * One registration: its current definition (replaced whole by an update, so
+ * a call in flight keeps the tool it started with), its place in the list,
+ * and whether it is listed.
+ */
+class ToolSlot implements RegistrySlotOps<ToolDefinition> {
+  current: RegisteredTool;
+  readonly seq: number;
+  enabled = true;
+  removed = false;
+  #registry: ToolRegistry;
 
-  /** Checks and adds a definition; throws on a mistake. */
-  add(def: ToolDefinition): void {
-    if (typeof def !== "object" || def === null) {
-      throw new TypeError(
-        `Cannot register tool: expected a definition object, got ${
-          jsonType(def)
-        }`,
-      );
-    }
-    const name = def.name;
-    if (typeof name !== "string" || !TOOL_NAME.test(name)) {
-      throw new TypeError(
-        `Cannot register tool: invalid name ${
-          JSON.stringify(name)
-        }: expected 1-128 characters of A-Z a-z 0-9 . _ -`,
-      );
-    }
-    if (this.#tools.has(name)) {
-      throw new TypeError(`Cannot register tool: duplicate name: ${name}`);
-    }
-    if (typeof def.description !== "string") {
-      throw new TypeError(
-        `Cannot register tool ${name}: expected a description string`,
-      );
-    }
-    if (typeof def.handler !== "function") {
-      throw new TypeError(
-        `Cannot register tool ${name}: expected a handler function`,
-      );
-    }
-    if (def.timeoutMs !== undefined && !(def.timeoutMs > 0)) {
-      throw new RangeError(
-        `Cannot register tool ${name}: timeoutMs must be > 0, got ${def.timeoutMs}`,
-      );
-    }
-    const probe = answersProbes(def.handler);
-    if (def._meta?.[META_SUPPORTS_PERMISSION_PATTERNS] === true && !probe) {
-      // A probe must never act: only handlers made by wrapProbe guarantee that.
-      throw new TypeError(
-        `Cannot register tool ${name}: _meta claims probe support but the handler does not answer probes (use registerPatternTool or wrapProbe)`,
-      );
-    }
-    this.#tools.set(name, {
-      def,
-      listed: listing(def, probe),
-      schema: isStandardSchema(def.input) ? def.input : undefined,
-      output: isStandardSchema(def.output) ? def.output : undefined,
-    });
-    this.#listed = undefined;
+  constructor(registry: ToolRegistry, current: RegisteredTool, seq: number) {
+    this.#registry = registry;
+    this.current = current;
+    this.seq = seq;
   }
 
-  /** The tool called `name`, if there is one. */
-  get(name: string): RegisteredTool | undefined {
-    return this.#tools.get(name);
+  get label(): string {
+    return `tool ${JSON.stringify(this.current.def.name)}`;
   }
 
-  /** The tools as `tools/list` shows them. */
-  list(): ListedTool[] {
-    this.#listed ??= [...this.#tools.values()].map((t) => t.listed);
-    return this.#listed;
+  setEnabled(enabled: boolean): boolean {
+    if (this.enabled === enabled) return false;
+    this.enabled = enabled;
+    this.#registry.changed();
+    return true;
+  }
+
+  update(patch: Partial<ToolDefinition>): void {
+    this.#registry.replace(this, { ...this.current.def, ...patch });
+  }
+
+  remove(): boolean {
+    if (this.removed) return false;
+    this.#registry.delete(this);
+    return true;
   }
 }
 
+/** The registered tools, by name. */
+export class ToolRegistry {
+  #tools = new Map<string, ToolSlot>();
+  #seq = 0;
+  #listed: ListedTool[] | undefined;
+
+  /** Checks and adds a definition; throws on a mistake. */
+  add(def: ToolDefinition): RegistrySlotOps<ToolDefinition> {
+    const registered = prepare(def);
+    const name = registered.def.name;
+    if (this.#tools.has(name)) {
+      throw new TypeError(`Cannot register tool: duplicate name: ${name}`);
+    }
+    const slot = new ToolSlot(this, registered, this.#seq++);
+    this.#tools.set(name, slot);
+    this.#listed = undefined;
+    return slot;
+  }
+
+  /** The enabled tool called `name`, if there is one. */
+  get(name: string): RegisteredTool | undefined {
+    const slot = this.#tools.get(name);
+    return slot?.enabled ? slot.current : undefined;
+  }
+
+  /** The enabled tools as `tools/list` shows them, in registration order. */
+  list(): ListedTool[] {
+    this.#listed ??= [...this.#tools.values()]
+      .filter((slot) => slot.enabled)
+      .sort((a, b) => a.seq - b.seq)
+      .map((slot) => slot.current.listed);
+    return this.#listed;
+  }
+
+  /** The enabled tools with their places, for paging. */
+  entries(): { seq: number; item: ListedTool }[] {
+    return [...this.#tools.values()]
+      .filter((slot) => slot.enabled)
+      .sort((a, b) => a.seq - b.seq)
+      .map((slot) => ({ seq: slot.seq, item: slot.current.listed }));
+  }
+
+  /** Forgets the cached list (an entry was enabled or disabled). */
+  changed(): void {
+    this.#listed = undefined;
+  }
+
+  /** Replaces a slot's definition with `def`, checked whole first. */
+  replace(slot: ToolSlot, def: ToolDefinition): void {
+    const registered = prepare(def, slot.current.def.name);
+    const from = slot.current.def.name;
+    const to = registered.def.name;
+    if (to !== from && this.#tools.has(to)) {
+      throw new TypeError(
+        `Cannot update tool ${JSON.stringify(from)}: duplicate name: ${to}`,
+      );
+    }
+    slot.current = registered;
+    if (to !== from) {
+      this.#tools.delete(from);
+      this.#tools.set(to, slot);
+    }
+    this.#listed = undefined;
+  }
+
+  /** Removes a slot. */
+  delete(slot: ToolSlot): void {
+    slot.removed = true;
+    slot.enabled = false;
+    this.#tools.delete(slot.current.def.name);
+    this.#listed = undefined;
+  }
+}
+
+/**
+ * Checks a definition and converts its schemas; throws on a mistake.
+ * `updating` names the tool a patch was for, so its errors say so.
+ */
+function prepare(def: ToolDefinition, updating?: string): RegisteredTool {
+  const action = updating === undefined
+    ? "Cannot register tool"
+    : `Cannot update tool ${JSON.stringify(updating)}`;
+  if (typeof def !== "object" || def === null) {
+    throw new TypeError(
+      `${action}: expected a definition object, got ${jsonType(def)}`,
+    );
+  }
+  const name = def.name;
+  if (typeof name !== "string" || !TOOL_NAME.test(name)) {
+    throw new TypeError(
+      `${action}: invalid name ${
+        JSON.stringify(name)
+      }: expected 1-128 characters of A-Z a-z 0-9 . _ -`,
+    );
+  }
+  const named = updating === undefined ? `${action} ${name}` : action;
+  if (typeof def.description !== "string") {
+    throw new TypeError(`${named}: expected a description string`);
+  }
+  if (typeof def.handler !== "function") {
+    throw new TypeError(`${named}: expected a handler function`);
+  }
+  if (def.timeoutMs !== undefined && !(def.timeoutMs > 0)) {
+    throw new RangeError(
+      `${named}: timeoutMs must be > 0, got ${def.timeoutMs}`,
+    );
+  }
+  const probe = answersProbes(def.handler);
+  if (def._meta?.[META_SUPPORTS_PERMISSION_PATTERNS] === true && !probe) {
+    // A probe must never act: only handlers made by wrapProbe guarantee that.
+    throw new TypeError(
+      `${named}: _meta claims probe support but the handler does not answer probes (use registerPatternTool or wrapProbe)`,
+    );
+  }
+  return {
+    def,
+    listed: listing(def, probe, named),
+    schema: isStandardSchema(def.input) ? def.input : undefined,
+    output: isStandardSchema(def.output) ? def.output : undefined,
+  };
+}
+
 /** The `tools/list` entry of a definition; its schemas converted once, here. */
-function listing(def: ToolDefinition, probe: boolean): ListedTool {
+function listing(
+  def: ToolDefinition,
+  probe: boolean,
+  action: string,
+): ListedTool {
   let inputSchema: JsonSchema;
   let outputSchema: JsonSchema | undefined;
   try {
@@ -111,10 +210,9 @@ function listing(def: ToolDefinition, probe: boolean): ListedTool {
       ? undefined
       : toJsonSchema(def.output, { io: "output" });
   } catch (cause) {
-    throw new TypeError(
-      `Cannot register tool ${def.name}: ${(cause as Error).message}`,
-      { cause },
-    );
+    throw new TypeError(`${action}: ${(cause as Error).message}`, {
+      cause,
+    });
   }
   const listed: ListedTool = {
     name: def.name,

@@ -53,6 +53,7 @@ export type {
   ToolLogger,
 } from "./context.ts";
 export type { CallLayer, CallNext, ToolCall } from "./layer.ts";
+export type { Registration } from "./registration.ts";
 export type {
   Completer,
   ListedResource,

@@ -8,6 +8,7 @@
 import type { Completer, RequestContext } from "./resources.ts";
 import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
 import type { Content } from "../result/result.ts";
+import type { RegistrySlotOps } from "./_registration_handle.ts";
 
 /**
  * One argument of a prompt; MCP prompt arguments are strings.
@@ -119,11 +120,47 @@ export interface PromptDefinition {
   ) => PromptResult | Promise<PromptResult>;
 }
 
+/** One registration of a prompt. */
+class PromptSlot implements RegistrySlotOps<PromptDefinition> {
+  def: PromptDefinition;
+  readonly seq: number;
+  enabled = true;
+  removed = false;
+  readonly #registry: PromptRegistry;
+
+  constructor(registry: PromptRegistry, def: PromptDefinition, seq: number) {
+    this.#registry = registry;
+    this.def = def;
+    this.seq = seq;
+  }
+
+  get label(): string {
+    return `prompt ${JSON.stringify(this.def.name)}`;
+  }
+
+  setEnabled(enabled: boolean): boolean {
+    if (this.enabled === enabled) return false;
+    this.enabled = enabled;
+    return true;
+  }
+
+  update(patch: Partial<PromptDefinition>): void {
+    this.#registry.replace(this, { ...this.def, ...patch });
+  }
+
+  remove(): boolean {
+    if (this.removed) return false;
+    this.#registry.delete(this);
+    return true;
+  }
+}
+
 /** The prompts of one server. */
 export class PromptRegistry {
-  #prompts = new Map<string, PromptDefinition>();
+  #prompts = new Map<string, PromptSlot>();
+  #seq = 0;
 
-  /** How many prompts are registered. */
+  /** How many prompts are registered (enabled or not). */
   get size(): number {
     return this.#prompts.size;
   }
@@ -131,36 +168,61 @@ export class PromptRegistry {
   /** Whether any argument has a completer. */
   get completes(): boolean {
     return [...this.#prompts.values()].some((p) =>
-      p.arguments?.some((a) => a.complete !== undefined)
+      p.def.arguments?.some((a) => a.complete !== undefined)
     );
   }
 
   /** Adds a prompt; a duplicate or malformed one is a `TypeError`. */
-  add(def: PromptDefinition): void {
-    if (typeof def?.name !== "string" || typeof def.handler !== "function") {
-      throw new TypeError("Cannot register prompt: expected { name, handler }");
-    }
+  add(def: PromptDefinition): RegistrySlotOps<PromptDefinition> {
+    checkPrompt(def, "Cannot register prompt");
     if (this.#prompts.has(def.name)) {
       throw new TypeError(
         `Cannot register prompt: duplicate name: ${def.name}`,
       );
     }
-    this.#prompts.set(def.name, def);
+    const slot = new PromptSlot(this, def, this.#seq++);
+    this.#prompts.set(def.name, slot);
+    return slot;
+  }
+
+  /** Replaces a slot's definition with `def`, checked whole first. */
+  replace(slot: PromptSlot, def: PromptDefinition): void {
+    const action = `Cannot update ${slot.label}`;
+    checkPrompt(def, action);
+    const from = slot.def.name;
+    if (def.name !== from && this.#prompts.has(def.name)) {
+      throw new TypeError(`${action}: duplicate name: ${def.name}`);
+    }
+    slot.def = def;
+    if (def.name !== from) {
+      this.#prompts.delete(from);
+      this.#prompts.set(def.name, slot);
+    }
+  }
+
+  /** Removes a slot. */
+  delete(slot: PromptSlot): void {
+    slot.removed = true;
+    slot.enabled = false;
+    this.#prompts.delete(slot.def.name);
   }
 
   /** `prompts/list`. */
   list(): Record<string, unknown>[] {
-    return [...this.#prompts.values()].map((
-      { handler: _, arguments: args, ...prompt },
-    ) => ({
-      ...prompt,
-      ...(args === undefined ? {} : {
-        arguments: args.map(({ complete: _c, ...a }) => ({
-          ...a,
-          required: a.required === true,
-        })),
-      }),
-    }));
+    return this.entries().map((entry) => entry.item);
+  }
+
+  /** `prompts/list` with each prompt's place, for paging. */
+  entries(): { seq: number; item: Record<string, unknown> }[] {
+    return [...this.#prompts.values()]
+      .filter((slot) => slot.enabled)
+      .sort((a, b) => a.seq - b.seq)
+      .map(({ seq, def }) => ({ seq, item: listedPrompt(def) }));
+  }
+
+  #enabled(name: string): PromptDefinition | undefined {
+    const slot = this.#prompts.get(name);
+    return slot?.enabled ? slot.def : undefined;
   }
 
   /** `prompts/get`: checks the arguments, then renders. */
@@ -169,7 +231,7 @@ export class PromptRegistry {
     args: Record<string, unknown> | undefined,
     ctx: RequestContext,
   ): Promise<PromptResult> {
-    const prompt = this.#prompts.get(name);
+    const prompt = this.#enabled(name);
     if (prompt === undefined) {
       throw new ProtocolError(
         RPC_ERROR.INVALID_PARAMS,
@@ -205,8 +267,33 @@ export class PromptRegistry {
 
   /** The completer of a prompt argument; `null` when the prompt is unknown. */
   completer(name: string, argument: string): Completer | undefined | null {
-    const prompt = this.#prompts.get(name);
+    const prompt = this.#enabled(name);
     if (prompt === undefined) return null;
     return prompt.arguments?.find((a) => a.name === argument)?.complete;
+  }
+}
+
+function listedPrompt(def: PromptDefinition): Record<string, unknown> {
+  const { handler: _, arguments: args, ...prompt } = def;
+  return {
+    ...prompt,
+    ...(args === undefined ? {} : {
+      arguments: args.map(({ complete: _c, ...a }) => ({
+        ...a,
+        required: a.required === true,
+      })),
+    }),
+  };
+}
+
+function checkPrompt(def: PromptDefinition, action: string): void {
+  if (typeof def?.name !== "string" || typeof def.handler !== "function") {
+    throw new TypeError(`${action}: expected { name, handler }`);
+  }
+  if (def.arguments !== undefined && !Array.isArray(def.arguments)) {
+    throw new TypeError(
+      `${action}: arguments: expected an array of { name }, got ${typeof def
+        .arguments}`,
+    );
   }
 }

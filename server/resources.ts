@@ -8,6 +8,7 @@
 
 import type { ContentAnnotations, ResourceContents } from "../result/result.ts";
 import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
+import type { RegistrySlotOps } from "./_registration_handle.ts";
 import { UriTemplate } from "./_uri_template.ts";
 
 /**
@@ -170,17 +171,79 @@ export interface ResourceTemplateDefinition {
   ) => ReadResult | Promise<ReadResult>;
 }
 
-interface Template {
-  def: ResourceTemplateDefinition;
-  matcher: UriTemplate;
+/** Where the templates' lists start in `resources/list` order: past any fixed resource's place. */
+const TEMPLATE_PLACE = 2 ** 40;
+
+/** One registration of a fixed resource or a template. */
+class Slot<D> implements RegistrySlotOps<D> {
+  def: D;
+  readonly seq: number;
+  enabled = true;
+  removed = false;
+  /** The template's matcher (templates only). */
+  matcher: UriTemplate | undefined;
+  readonly #kind: "resource" | "resource template";
+  readonly #registry: ResourceRegistry;
+
+  constructor(
+    registry: ResourceRegistry,
+    kind: "resource" | "resource template",
+    def: D,
+    seq: number,
+  ) {
+    this.#registry = registry;
+    this.#kind = kind;
+    this.def = def;
+    this.seq = seq;
+  }
+
+  /** The URI of a resource, the URI template of a template. */
+  get key(): string {
+    const def = this.def as Partial<
+      ResourceDefinition & ResourceTemplateDefinition
+    >;
+    return (this.#kind === "resource" ? def.uri : def.uriTemplate) as string;
+  }
+
+  get label(): string {
+    return `${this.#kind} ${JSON.stringify(this.key)}`;
+  }
+
+  setEnabled(enabled: boolean): boolean {
+    if (this.enabled === enabled) return false;
+    this.enabled = enabled;
+    return true;
+  }
+
+  update(patch: Partial<D>): void {
+    this.#registry.replace(this, { ...this.def, ...patch });
+  }
+
+  remove(): boolean {
+    if (this.removed) return false;
+    this.#registry.delete(this);
+    return true;
+  }
+}
+
+type ResourceSlot = Slot<ResourceDefinition>;
+type TemplateSlot = Slot<ResourceTemplateDefinition>;
+
+/** A listed item and where it sits: its registration's place, then its index in that registration's list. */
+export interface Placed<T> {
+  /** The registration's place: fixed resources first, then templates, each in registration order. */
+  seq: number;
+  /** Lists the registration's items. */
+  items: () => T[] | Promise<T[]>;
 }
 
 /** The resources of one server. */
 export class ResourceRegistry {
-  #resources = new Map<string, ResourceDefinition>();
-  #templates = new Map<string, Template>();
+  #resources = new Map<string, ResourceSlot>();
+  #templates = new Map<string, TemplateSlot>();
+  #seq = 0;
 
-  /** Whether any resource or template is registered. */
+  /** How many resources and templates are registered (enabled or not). */
   get size(): number {
     return this.#resources.size + this.#templates.size;
   }
@@ -193,32 +256,31 @@ export class ResourceRegistry {
   }
 
   /** Adds a fixed resource; a bad or duplicate URI is a `TypeError`. */
-  add(def: ResourceDefinition): void {
-    if (typeof def?.read !== "function" || typeof def.name !== "string") {
-      throw new TypeError(
-        "Cannot register resource: expected { uri, name, read }",
-      );
-    }
-    if (!URL.canParse(def.uri)) {
-      throw new TypeError(
-        `Cannot register resource: invalid URI: ${JSON.stringify(def.uri)}`,
-      );
-    }
+  add(def: ResourceDefinition): RegistrySlotOps<ResourceDefinition> {
+    checkResource(def, "Cannot register resource");
     if (this.#resources.has(def.uri)) {
       throw new TypeError(
         `Cannot register resource: duplicate URI: ${def.uri}`,
       );
     }
-    this.#resources.set(def.uri, def);
+    const slot: ResourceSlot = new Slot(
+      this,
+      "resource",
+      def,
+      this.#seq++,
+    );
+    this.#resources.set(def.uri, slot);
+    return slot;
   }
 
   /** Adds a template; a duplicate template or name is a `TypeError`. */
-  addTemplate(def: ResourceTemplateDefinition): void {
-    if (
-      typeof def?.read !== "function" || typeof def.uriTemplate !== "string"
-    ) {
+  addTemplate(
+    def: ResourceTemplateDefinition,
+  ): RegistrySlotOps<ResourceTemplateDefinition> {
+    const matcher = checkTemplate(def, "Cannot register resource template");
+    if (this.#templates.has(def.uriTemplate)) {
       throw new TypeError(
-        "Cannot register resource template: expected { uriTemplate, name, read }",
+        `Cannot register resource template: duplicate URI template: ${def.uriTemplate}`,
       );
     }
     if ([...this.#templates.values()].some((t) => t.def.name === def.name)) {
@@ -226,36 +288,101 @@ export class ResourceRegistry {
         `Cannot register resource template: duplicate name: ${def.name}`,
       );
     }
-    let matcher: UriTemplate;
-    try {
-      matcher = new UriTemplate(def.uriTemplate);
-    } catch (cause) {
+    const slot: TemplateSlot = new Slot(
+      this,
+      "resource template",
+      def,
+      this.#seq++,
+    );
+    slot.matcher = matcher;
+    this.#templates.set(def.uriTemplate, slot);
+    return slot;
+  }
+
+  /** Replaces a slot's definition with `def`, checked whole first. */
+  replace<D>(slot: Slot<D>, def: D): void {
+    const action = `Cannot update ${slot.label}`;
+    const from = slot.key;
+    if (this.#resources.get(from) === (slot as unknown)) {
+      const resource = def as ResourceDefinition;
+      checkResource(resource, action);
+      if (resource.uri !== from && this.#resources.has(resource.uri)) {
+        throw new TypeError(`${action}: duplicate URI: ${resource.uri}`);
+      }
+      slot.def = def;
+      this.#rekey(this.#resources, from, slot as unknown as ResourceSlot);
+      return;
+    }
+    const template = def as ResourceTemplateDefinition;
+    const matcher = checkTemplate(template, action);
+    if (
+      template.uriTemplate !== from && this.#templates.has(template.uriTemplate)
+    ) {
       throw new TypeError(
-        `Cannot register resource template: invalid URI template ${
-          JSON.stringify(def.uriTemplate)
-        }: ${(cause as Error).message}`,
+        `${action}: duplicate URI template: ${template.uriTemplate}`,
       );
     }
-    this.#templates.set(def.uriTemplate, { def, matcher });
+    if (
+      [...this.#templates.values()].some((t) =>
+        t !== (slot as unknown) && t.def.name === template.name
+      )
+    ) {
+      throw new TypeError(`${action}: duplicate name: ${template.name}`);
+    }
+    slot.def = def;
+    slot.matcher = matcher;
+    this.#rekey(this.#templates, from, slot as unknown as TemplateSlot);
+  }
+
+  /** Removes a slot. */
+  delete<D>(slot: Slot<D>): void {
+    slot.removed = true;
+    slot.enabled = false;
+    const key = slot.key;
+    if (this.#resources.get(key) === (slot as unknown)) {
+      this.#resources.delete(key);
+    } else this.#templates.delete(key);
+  }
+
+  #rekey<D>(map: Map<string, Slot<D>>, from: string, slot: Slot<D>): void {
+    if (slot.key === from) return;
+    map.delete(from);
+    map.set(slot.key, slot);
   }
 
   /** `resources/list`: the fixed resources, then those the templates list. */
   async list(ctx: RequestContext): Promise<ListedResource[]> {
-    const listed: ListedResource[] = [...this.#resources.values()].map((
-      { read: _, ...r },
-    ) => r);
-    for (const { def } of this.#templates.values()) {
-      if (def.list !== undefined) listed.push(...await def.list(ctx));
-    }
+    const listed: ListedResource[] = [];
+    for (const { items } of this.placed(ctx)) listed.push(...await items());
     return listed;
+  }
+
+  /** The registrations `resources/list` shows, in order, each listing lazily. */
+  placed(ctx: RequestContext): Placed<ListedResource>[] {
+    const placed: Placed<ListedResource>[] = enabled(this.#resources).map((
+      slot,
+    ) => ({ seq: slot.seq, items: () => [listedResource(slot.def)] }));
+    for (const slot of enabled(this.#templates)) {
+      const list = slot.def.list;
+      if (list !== undefined) {
+        // Templates after every fixed resource, whenever each was registered.
+        placed.push({ seq: TEMPLATE_PLACE + slot.seq, items: () => list(ctx) });
+      }
+    }
+    return placed;
+  }
+
+  /** `resources/templates/list`, with each template's place. */
+  templateEntries(): { seq: number; item: Record<string, unknown> }[] {
+    return enabled(this.#templates).map(({ seq, def }) => {
+      const { read: _r, list: _l, complete: _c, ...listed } = def;
+      return { seq, item: listed };
+    });
   }
 
   /** `resources/templates/list`. */
   templates(): Record<string, unknown>[] {
-    return [...this.#templates.values()].map(({ def }) => {
-      const { read: _r, list: _l, complete: _c, ...listed } = def;
-      return listed;
-    });
+    return this.templateEntries().map((entry) => entry.item);
   }
 
   /** `resources/read`: a fixed resource first, else the first template that matches. */
@@ -270,9 +397,9 @@ export class ResourceRegistry {
       );
     }
     const fixed = this.#resources.get(uri);
-    if (fixed !== undefined) return contents(await fixed.read(url, ctx), uri);
-    for (const { def, matcher } of this.#templates.values()) {
-      const variables = matcher.match(uri);
+    if (fixed?.enabled) return contents(await fixed.def.read(url, ctx), uri);
+    for (const { def, matcher } of enabled(this.#templates)) {
+      const variables = matcher!.match(uri);
       if (variables !== null) {
         return contents(await def.read(url, variables, ctx), uri);
       }
@@ -285,20 +412,62 @@ export class ResourceRegistry {
 
   /** Whether `uri` names a resource this registry can read. */
   has(uri: string): boolean {
-    return this.#resources.has(uri) ||
-      [...this.#templates.values()].some(({ matcher }) =>
-        matcher.match(uri) !== null
+    return this.#resources.get(uri)?.enabled === true ||
+      enabled(this.#templates).some(({ matcher }) =>
+        matcher!.match(uri) !== null
       );
   }
 
-  /** Completion for a template variable; `undefined` when the template is unknown. */
+  /** Completion for a template variable; `null` when the template is unknown. */
   completer(
     uriTemplate: string,
     variable: string,
   ): Completer | undefined | null {
     const template = this.#templates.get(uriTemplate);
-    if (template === undefined) return null;
+    if (template === undefined || !template.enabled) return null;
     return template.def.complete?.[variable];
+  }
+}
+
+/** The enabled slots of a map, in registration order. */
+function enabled<D>(map: Map<string, Slot<D>>): Slot<D>[] {
+  return [...map.values()].filter((s) => s.enabled).sort((a, b) =>
+    a.seq - b.seq
+  );
+}
+
+function listedResource(def: ResourceDefinition): ListedResource {
+  const { read: _, ...listed } = def;
+  return listed;
+}
+
+function checkResource(def: ResourceDefinition, action: string): void {
+  if (typeof def?.read !== "function" || typeof def.name !== "string") {
+    throw new TypeError(`${action}: expected { uri, name, read }`);
+  }
+  if (typeof def.uri !== "string" || !URL.canParse(def.uri)) {
+    throw new TypeError(`${action}: invalid URI: ${JSON.stringify(def.uri)}`);
+  }
+}
+
+function checkTemplate(
+  def: ResourceTemplateDefinition,
+  action: string,
+): UriTemplate {
+  if (
+    typeof def?.read !== "function" || typeof def.uriTemplate !== "string" ||
+    typeof def.name !== "string"
+  ) {
+    throw new TypeError(`${action}: expected { uriTemplate, name, read }`);
+  }
+  try {
+    return new UriTemplate(def.uriTemplate);
+  } catch (cause) {
+    throw new TypeError(
+      `${action}: invalid URI template ${JSON.stringify(def.uriTemplate)}: ${
+        (cause as Error).message
+      }`,
+    );
   }
 }
 

@@ -29,7 +29,15 @@ import { ToolRegistry } from "./_registry.ts";
 import { buildRouter } from "./_router.ts";
 import { Session } from "./_session.ts";
 import type { ListedTool, ToolDefinition } from "./tool.ts";
+import type { Registration } from "./registration.ts";
+import {
+  RegistrationHandle,
+  type RegistrySlotOps,
+} from "./_registration_handle.ts";
 import type { ToolSchema } from "../args/schema.ts";
+
+/** The lists that announce their changes. */
+type ListKind = "tools" | "resources" | "prompts";
 
 /** Microtask turns between a call settling and its answer reaching the transport, with room to spare. */
 const ANSWER_TURNS = 16;
@@ -159,6 +167,8 @@ export class ToolServer {
   #calls: CallPipeline;
   #routes: ReturnType<typeof buildRouter>;
   #connections = new Set<Connection>();
+  /** The lists changed this tick, announced at its end. */
+  #changedLists = new Set<ListKind>();
   #closed: Promise<void> | undefined;
   /** Resolved by `close()`, which `serve()` waits for beside its transport's end. */
   #stopRequested = Promise.withResolvers<void>();
@@ -194,22 +204,29 @@ export class ToolServer {
   /**
    * Registers a tool. Names, schemas and time limits are checked here, so a
    * mistake is a `TypeError` or `RangeError` at start-up, not at the first call.
+   * Returns the tool's {@linkcode Registration}: `disable()`, `enable()`,
+   * `update(patch)` and `remove()` change it while the server runs, and
+   * connected clients hear `notifications/tools/list_changed` (one per tick).
    *
-   * @example
+   * @example Register, then change the tool while serving
    * ```ts
    * import { createServer, text } from "@forge/toolkit";
    *
-   * createServer({ name: "s", version: "1" }).tool({
+   * const server = createServer({ name: "s", version: "1" });
+   * const ping = server.tool({
    *   name: "ping",
    *   description: "Answers pong",
    *   handler: () => text("pong"),
    * });
+   * ping.update({ description: "Answers pong, to check the server is up" });
+   * ping.disable(); // unlisted; a call answers as for an unknown tool
    * ```
    */
-  tool<S extends ToolSchema | undefined>(def: ToolDefinition<S>): this {
-    this.#tools.add(def as ToolDefinition);
-    this.#notify("notifications/tools/list_changed");
-    return this;
+  tool<S extends ToolSchema | undefined>(
+    def: ToolDefinition<S>,
+  ): Registration<ToolDefinition<S>> {
+    const slot = this.#tools.add(def as ToolDefinition);
+    return this.#registered(slot, "tools") as Registration<ToolDefinition<S>>;
   }
 
   /**
@@ -268,16 +285,9 @@ export class ToolServer {
    * ```
    */
   async connect(transport: McpTransport): Promise<void> {
-    const capabilities: Record<string, Record<string, unknown>> = {
-      tools: { listChanged: true },
-    };
-    if (this.#resources.size > 0) {
-      capabilities.resources = { subscribe: true, listChanged: true };
-    }
-    if (this.#prompts.size > 0) capabilities.prompts = { listChanged: true };
-    if (this.#resources.completes || this.#prompts.completes) {
-      capabilities.completions = {};
-    }
+    // One object for the session's answer and the router's checks, so a
+    // kind registered before initialize is both offered and served.
+    const capabilities = this.#capabilities();
     const connection: Connection = {
       session: undefined!,
       subscriptions: new Set(),
@@ -286,7 +296,7 @@ export class ToolServer {
     };
     connection.session = new Session(transport, {
       info: { ...this.info },
-      capabilities: { ...capabilities, logging: {} },
+      capabilities,
       handlers: this.#routes,
       context: connection,
       ...(this.#options.instructions === undefined
@@ -300,7 +310,8 @@ export class ToolServer {
 
   /**
    * Registers a fixed resource, listed by `resources/list` and read by
-   * `resources/read`.
+   * `resources/read`. The returned {@linkcode Registration} changes or
+   * removes it later (`notifications/resources/list_changed` follows).
    *
    * @example
    * ```ts
@@ -314,15 +325,14 @@ export class ToolServer {
    * });
    * ```
    */
-  resource(def: ResourceDefinition): this {
-    this.#resources.add(def);
-    this.#notify("notifications/resources/list_changed");
-    return this;
+  resource(def: ResourceDefinition): Registration<ResourceDefinition> {
+    return this.#registered(this.#resources.add(def), "resources");
   }
 
   /**
    * Registers a family of resources named by a URI template, with optional
-   * listing and completion of its variables.
+   * listing and completion of its variables. The returned
+   * {@linkcode Registration} changes or removes it later.
    *
    * @example
    * ```ts
@@ -336,14 +346,16 @@ export class ToolServer {
    * });
    * ```
    */
-  resourceTemplate(def: ResourceTemplateDefinition): this {
-    this.#resources.addTemplate(def);
-    this.#notify("notifications/resources/list_changed");
-    return this;
+  resourceTemplate(
+    def: ResourceTemplateDefinition,
+  ): Registration<ResourceTemplateDefinition> {
+    return this.#registered(this.#resources.addTemplate(def), "resources");
   }
 
   /**
    * Registers a prompt, listed by `prompts/list` and rendered by `prompts/get`.
+   * The returned {@linkcode Registration} changes or removes it later
+   * (`notifications/prompts/list_changed` follows).
    *
    * @example
    * ```ts
@@ -358,10 +370,8 @@ export class ToolServer {
    * });
    * ```
    */
-  prompt(def: PromptDefinition): this {
-    this.#prompts.add(def);
-    this.#notify("notifications/prompts/list_changed");
-    return this;
+  prompt(def: PromptDefinition): Registration<PromptDefinition> {
+    return this.#registered(this.#prompts.add(def), "prompts");
   }
 
   /**
@@ -382,10 +392,65 @@ export class ToolServer {
     );
   }
 
-  #notify(method: string): void {
+  /** Announces a new registration and makes its handle, which announces each change. */
+  #registered<D>(slot: RegistrySlotOps<D>, list: ListKind): Registration<D> {
+    this.#offer();
+    const changed = () => this.#listChanged(list);
+    changed();
+    return new RegistrationHandle(slot, changed);
+  }
+
+  /**
+   * Offers a kind that appeared after sessions connected to those not yet
+   * initialised; an initialised client keeps the capabilities it was told.
+   */
+  #offer(): void {
     for (const connection of this.#connections) {
-      connection.session.notify(method).catch(() => {});
+      if (connection.session.clientCapabilities !== undefined) continue;
+      Object.assign(connection.capabilities, this.#capabilities());
     }
+  }
+
+  /**
+   * Queues a list-changed notification: changes made in the same tick (a
+   * burst of registrations, an update and an enable) send one per list.
+   */
+  #listChanged(list: ListKind): void {
+    if (this.#changedLists.size === 0) {
+      queueMicrotask(() => this.#sendListChanged());
+    }
+    this.#changedLists.add(list);
+  }
+
+  #sendListChanged(): void {
+    const lists = [...this.#changedLists];
+    this.#changedLists.clear();
+    for (const connection of this.#connections) {
+      // Only a client told it may hear this: initialised, and offered the list.
+      if (connection.session.clientCapabilities === undefined) continue;
+      for (const list of lists) {
+        if (connection.capabilities[list]?.listChanged !== true) continue;
+        connection.session.notify(`notifications/${list}/list_changed`).catch(
+          () => {},
+        );
+      }
+    }
+  }
+
+  /** The capabilities a session is offered, from what is registered now. */
+  #capabilities(): Record<string, Record<string, unknown>> {
+    const capabilities: Record<string, Record<string, unknown>> = {
+      tools: { listChanged: true },
+    };
+    if (this.#resources.size > 0) {
+      capabilities.resources = { subscribe: true, listChanged: true };
+    }
+    if (this.#prompts.size > 0) capabilities.prompts = { listChanged: true };
+    if (this.#resources.completes || this.#prompts.completes) {
+      capabilities.completions = {};
+    }
+    capabilities.logging = {};
+    return capabilities;
   }
 
   /**

@@ -20,8 +20,8 @@ import type { ToolContext } from "./context.ts";
  * const count = () => text("12");
  * const wipe = () => text("deleted 12 notes");
  * const server = createServer({ name: "notes", version: "1" });
- * server.tool({ name: "count", description: "Counts notes", annotations: READ_ONLY, handler: count })
- *   .tool({ name: "wipe", description: "Deletes notes", annotations: DESTRUCTIVE, handler: wipe });
+ * server.tool({ name: "count", description: "Counts notes", annotations: READ_ONLY, handler: count });
+ * server.tool({ name: "wipe", description: "Deletes notes", annotations: DESTRUCTIVE, handler: wipe });
  * ```
  */
 export interface ToolAnnotations {
