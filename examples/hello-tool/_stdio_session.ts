@@ -48,18 +48,60 @@ export interface StdioSession extends AsyncDisposable {
   close(): Promise<Deno.CommandStatus>;
 }
 
+/** Where and what a test runs instead of main.ts in this directory. */
+export interface RunOptions {
+  /**
+   * The script to run (a bundle of main.ts, say).
+   *
+   * @default {main.ts beside this file}
+   */
+  script?: string;
+  /**
+   * The child's working directory.
+   *
+   * @default {the test's}
+   */
+  cwd?: string;
+  /**
+   * Start from an empty environment (keeping HOME and DENO_DIR) instead of
+   * the test's.
+   *
+   * @default {false}
+   */
+  clearEnv?: boolean;
+}
+
+function command(
+  env: Record<string, string>,
+  args: readonly string[],
+  options: RunOptions,
+  stdin: "null" | "piped",
+): Deno.Command {
+  const kept: Record<string, string> = {};
+  if (options.clearEnv) {
+    for (const name of ["HOME", "DENO_DIR"]) {
+      const value = Deno.env.get(name);
+      if (value !== undefined) kept[name] = value;
+    }
+  }
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", ...EXAMPLE_PERMISSIONS, options.script ?? MAIN, ...args],
+    cwd: options.cwd,
+    clearEnv: options.clearEnv ?? false,
+    env: { ...kept, NO_COLOR: "1", ...env },
+    stdin,
+    stdout: "piped",
+    stderr: "piped",
+  });
+}
+
 /** Runs main.ts with `env` and `args`, unconnected, and collects its output. */
 export async function runOnce(
   env: Record<string, string>,
   args: readonly string[] = [],
+  options: RunOptions = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...EXAMPLE_PERMISSIONS, MAIN, ...args],
-    env: { NO_COLOR: "1", ...env },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
+  const output = await command(env, args, options, "null").output();
   return {
     code: output.code,
     stdout: DECODER.decode(output.stdout),
@@ -70,14 +112,9 @@ export async function runOnce(
 /** Starts main.ts and performs the `initialize` handshake. */
 export async function startSession(
   env: Record<string, string>,
+  options: RunOptions = {},
 ): Promise<StdioSession> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...EXAMPLE_PERMISSIONS, MAIN],
-    env: { NO_COLOR: "1", ...env },
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = command(env, [], options, "piped").spawn();
   const writer = child.stdin.getWriter();
   const pending = new Map<
     number,

@@ -28,15 +28,20 @@ import { streamableHttp } from "@forge/toolkit/http";
 import { z } from "zod";
 import { parseCommandLine, USAGE, UsageError } from "./cli.ts";
 import { createHelloServer, SERVER_INFO } from "./server.ts";
+// A module import, so `deno bundle` and `deno compile` carry the default
+// inside the artefact, where no config.json sits beside the script.
+import BUILT_IN_CONFIG from "./config.json" with { type: "json" };
 
 /** The shape of the config file. */
 const CONFIG_SCHEMA = z.object({
   greeting: z.string().min(1).describe("The word hello answers with"),
 });
 
-const DEFAULT_CONFIG = decodeURIComponent(
-  new URL("./config.json", import.meta.url).pathname,
-);
+/** What the `hello` tool reads its greeting from. */
+interface GreetingSource {
+  greeting(): string;
+  close(): Promise<void>;
+}
 
 /** The permissions the server needs, as a host's command line gives them. */
 const PERMISSIONS = [
@@ -67,7 +72,7 @@ async function main(args: readonly string[]): Promise<number> {
   try {
     settings = readEnv({
       root: env.optional(env.string("HELLO_ROOT")),
-      config: env.string("HELLO_CONFIG", { default: DEFAULT_CONFIG }),
+      config: env.optional(env.string("HELLO_CONFIG")),
     });
   } catch (error) {
     if (!(error instanceof EnvError)) throw error;
@@ -99,31 +104,16 @@ async function main(args: readonly string[]): Promise<number> {
 
   let config;
   try {
-    config = await watchConfig(settings.config, { schema: CONFIG_SCHEMA });
+    config = await openConfig(settings.config);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     console.error(`hello-tool: Cannot start: ${error.message}`);
     return 1;
   }
-  config.subscribe((event) => {
-    if (event.type === "change") {
-      console.error(
-        `hello-tool: config reloaded: greeting is now ${
-          JSON.stringify(event.value.greeting)
-        }`,
-      );
-    } else {
-      console.error(
-        `hello-tool: config change ignored, keeping greeting ${
-          JSON.stringify(config.current.greeting)
-        }: ${event.error.message}`,
-      );
-    }
-  });
 
   const server = await createHelloServer({
     root,
-    greeting: () => config.current.greeting,
+    greeting: () => config.greeting(),
   });
 
   if (command.kind === "http") {
@@ -158,7 +148,8 @@ async function main(args: readonly string[]): Promise<number> {
     mcpServers: {
       [SERVER_INFO.name]: {
         command: Deno.execPath(),
-        args: [
+        // A `deno compile` binary is the command, its permissions built in.
+        args: Deno.build.standalone ? [] : [
           "run",
           ...PERMISSIONS,
           decodeURIComponent(
@@ -178,6 +169,58 @@ async function main(args: readonly string[]): Promise<number> {
   await server.serve({ exit: false });
   await config.close();
   return 0;
+}
+
+/**
+ * The config `HELLO_CONFIG` names, else the config.json beside the script
+ * (a clone), both watched live; else the built-in default (a bundle, a
+ * compiled binary, a remote URL), which has no file to watch.
+ */
+async function openConfig(named: string | undefined): Promise<GreetingSource> {
+  const path = named ?? await configBesideScript();
+  if (path === undefined) {
+    const { greeting } = CONFIG_SCHEMA.parse(BUILT_IN_CONFIG);
+    console.error(
+      `hello-tool: no config.json beside the script: using the built-in default config (greeting ${
+        JSON.stringify(greeting)
+      }); set HELLO_CONFIG to a file to reload it live`,
+    );
+    return { greeting: () => greeting, close: () => Promise.resolve() };
+  }
+  const config = await watchConfig(path, { schema: CONFIG_SCHEMA });
+  config.subscribe((event) => {
+    if (event.type === "change") {
+      console.error(
+        `hello-tool: config reloaded: greeting is now ${
+          JSON.stringify(event.value.greeting)
+        }`,
+      );
+    } else {
+      console.error(
+        `hello-tool: config change ignored, keeping greeting ${
+          JSON.stringify(config.current.greeting)
+        }: ${event.error.message}`,
+      );
+    }
+  });
+  return {
+    greeting: () => config.current.greeting,
+    close: () => config.close(),
+  };
+}
+
+/** The path of config.json beside this script, when there is one. */
+async function configBesideScript(): Promise<string | undefined> {
+  const url = new URL("./config.json", import.meta.url);
+  if (url.protocol !== "file:") return undefined;
+  const path = decodeURIComponent(url.pathname);
+  try {
+    await Deno.stat(path);
+  } catch (error) {
+    // Any other failure is the file's to report, through watchConfig().
+    if (error instanceof Deno.errors.NotFound) return undefined;
+  }
+  return path;
 }
 
 function removeIfEmpty(dir: string): void {

@@ -624,6 +624,8 @@ Deno.test("hello-tool uses the config.json beside main.ts, and without HELLO_ROO
     /^hello-tool: HELLO_ROOT is not set: the file tools work in a new empty directory, (\/\S+); set HELLO_ROOT to choose the directory$/m,
   );
   assert.ok(named, stderr);
+  // From a clone the file beside main.ts is the config, watched live.
+  assert.doesNotMatch(stderr, /built-in default config/);
   const root = named[1];
   try {
     assert.equal(await exists(`${ws.root}/here.txt`), false);
