@@ -9,7 +9,8 @@ import type { CallPipeline } from "./_call.ts";
 import { type Connection, LOG_LEVELS } from "./_connection.ts";
 import type { LogLevel } from "./context.ts";
 import type { PromptRegistry } from "./prompts.ts";
-import type { RequestContext, ResourceRegistry } from "./resources.ts";
+import type { Placed, RequestContext, ResourceRegistry } from "./resources.ts";
+import { cursorParam, paginate } from "./_paging.ts";
 import type { RequestHandler } from "./_session.ts";
 import type { ToolRegistry } from "./_registry.ts";
 
@@ -22,6 +23,8 @@ export interface RouterParts {
   calls: CallPipeline;
   resources: ResourceRegistry;
   prompts: PromptRegistry;
+  /** Items per page of every list; `undefined`: one page. */
+  pageSize?: number;
 }
 
 interface CompleteParams {
@@ -72,7 +75,28 @@ export function buildRouter(
     connection.logLevel = level;
     return {};
   });
-  route("tools/list", () => ({ tools: tools.list() }));
+  const { pageSize } = parts;
+  /** One page of a list whose entries list one item each. */
+  const single = <T>(entries: { seq: number; item: T }[]) =>
+    entries.map(({ seq, item }) => ({ seq, items: () => [item] }));
+  const paged = async <T>(
+    method: string,
+    key: string,
+    params: Record<string, unknown>,
+    placed: () => Placed<T>[],
+  ) => {
+    const cursor = cursorParam(params, method);
+    const page = await paginate(method, placed(), cursor, pageSize);
+    return {
+      [key]: page.items,
+      ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
+    };
+  };
+  route("tools/list", (params) =>
+    // The usual case answers the cached list in the same turn.
+    pageSize === undefined && params.cursor === undefined
+      ? { tools: tools.list() }
+      : paged("tools/list", "tools", params, () => single(tools.entries())));
   route(
     "tools/call",
     (params, extra, connection) =>
@@ -83,12 +107,26 @@ export function buildRouter(
         extra,
       ),
   );
-  route("resources/list", async (_params, extra) => ({
-    resources: await resources.list(context(extra)),
-  }), "resources");
+  route(
+    "resources/list",
+    (params, extra) =>
+      paged(
+        "resources/list",
+        "resources",
+        params,
+        () => resources.placed(context(extra)),
+      ),
+    "resources",
+  );
   route(
     "resources/templates/list",
-    () => ({ resourceTemplates: resources.templates() }),
+    (params) =>
+      paged(
+        "resources/templates/list",
+        "resourceTemplates",
+        params,
+        () => single(resources.templateEntries()),
+      ),
     "resources",
   );
   route("resources/read", async (params, extra) => ({
@@ -109,7 +147,12 @@ export function buildRouter(
     );
     return {};
   }, "resources");
-  route("prompts/list", () => ({ prompts: prompts.list() }), "prompts");
+  route(
+    "prompts/list",
+    (params) =>
+      paged("prompts/list", "prompts", params, () => single(prompts.entries())),
+    "prompts",
+  );
   route("prompts/get", async (params, extra) => {
     const args = params.arguments;
     if (args !== undefined && !isRecord(args)) {

@@ -98,6 +98,17 @@ export interface ServerOptions {
    * @default {undefined}
    */
   timeoutMs?: number;
+  /**
+   * Items per page of `tools/list`, `resources/list`,
+   * `resources/templates/list` and `prompts/list`: a longer list answers
+   * `nextCursor`, an opaque cursor the client sends back for the next page
+   * (a cursor this server did not issue for that list is -32602). Without
+   * it every list is one page, answered from a cache, which suits all but
+   * servers whose lists run into the thousands.
+   *
+   * @default {undefined}
+   */
+  pageSize?: number;
 }
 
 /**
@@ -190,6 +201,19 @@ export class ToolServer {
         `Cannot create server: graceMs must be >= 0, got ${options.graceMs}`,
       );
     }
+    if (options.pageSize !== undefined) {
+      if (typeof options.pageSize !== "number") {
+        throw new TypeError(
+          `Cannot create server: pageSize must be a number, got ${typeof options
+            .pageSize}`,
+        );
+      }
+      if (!Number.isSafeInteger(options.pageSize) || options.pageSize < 1) {
+        throw new RangeError(
+          `Cannot create server: pageSize must be a whole number >= 1, got ${options.pageSize}`,
+        );
+      }
+    }
     this.info = { ...info };
     this.#options = { ...options };
     this.#calls = new CallPipeline(this.#tools, this.#options.timeoutMs);
@@ -198,6 +222,7 @@ export class ToolServer {
       calls: this.#calls,
       resources: this.#resources,
       prompts: this.#prompts,
+      pageSize: this.#options.pageSize,
     });
   }
 
