@@ -1,0 +1,121 @@
+import assert from "node:assert/strict";
+import {
+  BENCH_POLICY,
+  CASES,
+  compareGate,
+  type GateSamples,
+  measureGateRound,
+  parseGateOptions,
+  relayFloor,
+  renderGate,
+  writeBenchPolicy,
+} from "./gate.ts";
+
+function round(ms: Partial<Record<string, number[]>>): GateSamples {
+  return Object.fromEntries(
+    CASES.map((key) => [key, ms[key] ?? [0.1]]),
+  ) as GateSamples;
+}
+
+Deno.test("parseGateOptions() gives the full run by default and a smaller one with --quick", () => {
+  const full = parseGateOptions([]);
+  assert.deepEqual(full, {
+    rounds: 5,
+    calls: 2000,
+    warmup: 500,
+    json: undefined,
+  });
+  const quick = parseGateOptions(["--quick"]);
+  assert.ok(quick.rounds < full.rounds && quick.calls < full.calls);
+  assert.deepEqual(
+    parseGateOptions(["--rounds=3", "--calls=10", "--warmup=0", "--json=x"]),
+    { rounds: 3, calls: 10, warmup: 0, json: "x" },
+  );
+});
+
+Deno.test("parseGateOptions() says what was wrong and what was expected", () => {
+  assert.throws(
+    () => parseGateOptions(["--fast"]),
+    (e) =>
+      e instanceof TypeError &&
+      /^Unknown option: --fast: expected one of --quick/.test(e.message),
+  );
+  assert.throws(
+    () => parseGateOptions(["--rounds=0"]),
+    (e) =>
+      e instanceof RangeError &&
+      e.message ===
+        'Invalid --rounds: expected an integer from 1 to 100, got "0"',
+  );
+  assert.throws(() => parseGateOptions(["--calls=x"]), RangeError);
+  assert.throws(() => parseGateOptions(["--json"]), TypeError);
+});
+
+Deno.test("compareGate() divides pooled p50s and checks each target", () => {
+  const rounds = [
+    round({
+      "direct-echo": [0.1, 0.1, 0.1],
+      "gate-echo": [0.12, 0.12, 0.5],
+      "direct-note": [0.1, 0.1, 0.1],
+      "gate-note": [0.3, 0.3, 0.3],
+    }),
+    round({
+      "direct-echo": [0.2, 0.2, 0.2],
+      "gate-echo": [0.2, 0.2, 0.2],
+      "direct-note": [0.1, 0.1, 0.1],
+      "gate-note": [0.2, 0.2, 0.2],
+    }),
+  ];
+  const [unprobed, probed] = compareGate(rounds);
+  // Pooled: direct echo p50 0.1 (of 0.1×3, 0.2×3), gated 0.2.
+  assert.equal(unprobed.directP50Us, 100);
+  assert.equal(unprobed.gatedP50Us, 200);
+  assert.equal(unprobed.ratio, 2);
+  assert.equal(unprobed.met, false);
+  assert.deepEqual(unprobed.roundRatios.map((r) => r.toFixed(2)), [
+    "1.20",
+    "1.00",
+  ]);
+  assert.equal(probed.ratio, 2);
+  assert.equal(probed.max, 2.2);
+  assert.equal(probed.met, true);
+  const table = renderGate([unprobed, probed]);
+  assert.match(
+    table,
+    /\| 100 µs \| 200 µs \| \*\*2\.00×\*\* .*\| ≤ 1\.3× \| MISSED \|/,
+  );
+  assert.match(table, /\| ≤ 2\.2× \| met \|$/);
+  assert.equal(relayFloor(rounds).ratio, 1);
+  assert.throws(() => compareGate([]), RangeError);
+});
+
+Deno.test("measureGateRound() times every case against real processes and proves the gate decides", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const samples = await measureGateRound(await writeBenchPolicy(dir), {
+      calls: 5,
+      warmup: 1,
+    });
+    for (const key of CASES) {
+      assert.equal(samples[key].length, 5, key);
+      assert.ok(samples[key].every((ms) => ms > 0), key);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("measureGateRound() refuses to time a gate that does not deny what the bench policy denies", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/allow_all.json`;
+    const { deny: _deny, ...allowAll } = BENCH_POLICY;
+    await Deno.writeTextFile(path, JSON.stringify(allowAll));
+    await assert.rejects(
+      measureGateRound(path, { calls: 1, warmup: 0 }),
+      /the gate did not refuse a denied call/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
