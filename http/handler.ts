@@ -60,8 +60,15 @@ export interface HttpOptions
  * ```
  */
 export interface HttpHandler {
-  /** Answers one HTTP request. */
-  (request: Request): Promise<Response>;
+  /**
+   * Answers one HTTP request. `info` is what `Deno.serve` passes a
+   * handler; without it (Hono, a test) session creation is not limited per
+   * client address.
+   */
+  (
+    request: Request,
+    info?: { readonly remoteAddr: Deno.Addr },
+  ): Promise<Response>;
   /** The number of open sessions. */
   readonly sessionCount: number;
   /**
@@ -101,14 +108,14 @@ export function createHttpHandler(
     layers.push(hostGuard(options));
   }
   if (options.auth !== undefined) layers.push(bearerAuth(options.auth));
-  layers.push(bodyLimit(options), mcp);
-  const chain = layers.reduceRight<(request: Request) => Promise<Response>>(
-    (next, layer) => (request) => layer(request, next),
-    () => Promise.resolve(notFound(path)),
-  );
+  layers.push(bodyLimit(options));
+  const outside = () => Promise.resolve(notFound(path));
 
   let closing: Promise<void> | undefined;
-  const handler = (async (request: Request): Promise<Response> => {
+  const handler = (async (
+    request: Request,
+    info?: { readonly remoteAddr: Deno.Addr },
+  ): Promise<Response> => {
     if (closing !== undefined) return shuttingDown();
     if (!(request instanceof Request)) {
       throw new TypeError(
@@ -119,6 +126,12 @@ export function createHttpHandler(
     }
     // The path first: a stray request learns nothing about hosts or auth.
     if (new URL(request.url).pathname !== path) return notFound(path);
+    // Built per request so that the connection's address reaches the
+    // sessions layer past layers that hand on a new Request.
+    const chain = layers.reduceRight<(request: Request) => Promise<Response>>(
+      (next, layer) => (request) => layer(request, next),
+      (request) => mcp(request, outside, info),
+    );
     return await chain(request);
   }) as HttpHandler;
   Object.defineProperties(handler, {

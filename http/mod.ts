@@ -45,6 +45,8 @@ export {
 export {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SESSION_IDLE_MS,
+  DEFAULT_SESSIONS_PER_MINUTE,
+  DEFAULT_UNUSED_SESSION_MS,
   sessions,
   type SessionsLayer,
   type SessionsOptions,

@@ -147,7 +147,7 @@ function listenHttp(host: SessionHost, options: ServeHttpOptions): HttpServer {
   try {
     listener = Deno.serve(
       { hostname, port, onListen: () => {} },
-      (request) => handler(request),
+      (request, info) => handler(request, info),
     );
   } catch (cause) {
     const reason = cause instanceof Deno.errors.AddrInUse

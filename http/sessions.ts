@@ -12,6 +12,8 @@ import { jsonType } from "../_util/json_type.ts";
 import { checkMessage } from "../jsonrpc/_check.ts";
 import { collapseToJson } from "./_collapse_sse.ts";
 import { MemoryEventStore } from "./_event_store.ts";
+import { clientKey } from "./_client_address.ts";
+import { RateLimiter } from "./_rate_limit.ts";
 import {
   CODE,
   onBodyEnd,
@@ -44,6 +46,40 @@ export const DEFAULT_SESSION_IDLE_MS: number = 15 * 60 * 1000;
  * ```
  */
 export const DEFAULT_MAX_SESSIONS: number = 1000;
+
+/**
+ * How long a session may wait for its first request after `initialize`
+ * before it is closed by default: 10 seconds. A client sends
+ * `notifications/initialized` at once, so only abandoned or hostile
+ * sessions reach it.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_UNUSED_SESSION_MS } from "@forge/toolkit/http";
+ *
+ * const seconds = DEFAULT_UNUSED_SESSION_MS / 1000; // 10
+ * ```
+ */
+export const DEFAULT_UNUSED_SESSION_MS: number = 10_000;
+
+/**
+ * How many sessions one client address may create per minute by default,
+ * which is also the default burst.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from "@forge/toolkit";
+ * import { DEFAULT_SESSIONS_PER_MINUTE, sessions } from "@forge/toolkit/http";
+ *
+ * // Half the default rate, the same burst.
+ * const mcp = sessions(createServer({ name: "s", version: "1" }), {
+ *   sessionsPerMinute: DEFAULT_SESSIONS_PER_MINUTE / 2,
+ *   sessionBurst: DEFAULT_SESSIONS_PER_MINUTE,
+ * });
+ * await mcp.close();
+ * ```
+ */
+export const DEFAULT_SESSIONS_PER_MINUTE: number = 60;
 
 const MAX_SWEEP_MS = 60_000;
 const MIN_SWEEP_MS = 10;
@@ -82,11 +118,40 @@ export interface SessionsOptions {
    */
   sessionIdleMs?: number;
   /**
-   * The most sessions open at once; an `initialize` beyond it gets 503.
+   * Close a session that has had no request since its `initialize` after
+   * this long, in milliseconds. When `maxSessions` are open, an
+   * `initialize` closes the oldest such session instead of getting 503, so
+   * a flood of bare initializes cannot lock other clients out.
+   *
+   * @default {10000}
+   */
+  unusedSessionMs?: number;
+  /**
+   * The most sessions open at once; an `initialize` beyond it gets 503
+   * with a `Retry-After` that says when the first of them can expire
+   * (unless one is still unused, which is closed to make room).
    *
    * @default {1000}
    */
   maxSessions?: number;
+  /**
+   * How many sessions one client address may create per minute (an IPv6
+   * address counts by its /64); one more gets 429 with a `Retry-After`.
+   * `Infinity` turns the limit off. The address is the `info` that
+   * `Deno.serve` hands a handler: requests without it, or from a Unix
+   * socket, are not limited; behind a proxy every client has the proxy's
+   * address.
+   *
+   * @default {60}
+   */
+  sessionsPerMinute?: number;
+  /**
+   * How many sessions one client address may create at once after a quiet
+   * spell, before `sessionsPerMinute` paces it.
+   *
+   * @default {60}
+   */
+  sessionBurst?: number;
   /**
    * Answer requests with one JSON body instead of an SSE stream (progress
    * and log notifications of a call are then not delivered, and requests to
@@ -127,10 +192,15 @@ export interface SessionsOptions {
  * ```
  */
 export interface SessionsLayer {
-  /** Answers a request at the endpoint; hands any other to `next`. */
+  /**
+   * Answers a request at the endpoint; hands any other to `next`. `info`
+   * is what `Deno.serve` passes a handler: its `remoteAddr` is the address
+   * that session creation is rate-limited by.
+   */
   (
     request: Request,
     next: (request: Request) => Promise<Response>,
+    info?: { readonly remoteAddr: Deno.Addr },
   ): Promise<Response>;
   /** The number of open sessions. */
   readonly sessionCount: number;
@@ -159,13 +229,19 @@ interface HttpSession {
   /** Requests whose response body is still open. */
   active: number;
   lastSeen: number;
+  /** When `initialize` made it a session, for the unused timeout. */
+  createdAt: number;
+  /** Whether a request has come with its id since `initialize`. */
+  used: boolean;
 }
 
 /**
  * Creates the sessions layer serving `host` at `options.path` (`/mcp`):
  * status codes in the order the spec implies (405, 406, 415, then the
  * body's 400), one session per `initialize` routed by `Mcp-Session-Id`,
- * ended by `DELETE` and expired when idle. It reads the body whole, so put
+ * ended by `DELETE` and expired when idle (soon when never used after
+ * `initialize`), created at most `sessionsPerMinute` a minute per client
+ * address (pass `Deno.serve`'s `info` as the third argument). It reads the body whole, so put
  * {@linkcode bodyLimit} in front of it; {@linkcode createHttpHandler}
  * composes it with the other layers.
  *
@@ -208,11 +284,31 @@ export function sessions(
     options.sessionIdleMs,
     DEFAULT_SESSION_IDLE_MS,
   );
+  const unusedMs = positiveInteger(
+    "unusedSessionMs",
+    options.unusedSessionMs,
+    DEFAULT_UNUSED_SESSION_MS,
+  );
   const maxSessions = positiveInteger(
     "maxSessions",
     options.maxSessions,
     DEFAULT_MAX_SESSIONS,
   );
+  const perMinute = options.sessionsPerMinute ?? DEFAULT_SESSIONS_PER_MINUTE;
+  if (
+    perMinute !== Infinity &&
+    (!Number.isSafeInteger(perMinute) || perMinute < 1)
+  ) {
+    throw new RangeError(
+      `Cannot create HTTP handler: sessionsPerMinute must be a positive integer or Infinity, got ${perMinute}`,
+    );
+  }
+  const burst = positiveInteger(
+    "sessionBurst",
+    options.sessionBurst,
+    DEFAULT_SESSIONS_PER_MINUTE,
+  );
+  const limiter = new RateLimiter({ perMinute, burst });
   const history = options.eventHistory ?? 0;
   if (!Number.isSafeInteger(history) || history < 0) {
     throw new RangeError(
@@ -226,6 +322,8 @@ export function sessions(
   const jsonResponse = options.jsonResponse === true;
 
   const open = new Map<string, HttpSession>();
+  /** The open sessions not used since `initialize`, oldest first. */
+  const unused = new Set<HttpSession>();
   /** Sessions created for one request: stateless ones and initialisations in progress. */
   const transient = new Set<HttpSession>();
   let closing: Promise<void> | undefined;
@@ -237,12 +335,18 @@ export function sessions(
       transport: undefined as unknown as SdkHttpTransport,
       active: 0,
       lastSeen: performance.now(),
+      createdAt: performance.now(),
+      used: false,
     };
     session.transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: withId ? () => crypto.randomUUID() : undefined,
       onsessioninitialized: (id: string) => {
         session.id = id;
+        session.createdAt = performance.now();
+        // Counted once: open from here on, no longer in progress.
+        transient.delete(session);
         open.set(id, session);
+        unused.add(session);
         startSweeper();
       },
       // JSON answers are collapsed from the SSE stream here: the SDK's own
@@ -253,23 +357,59 @@ export function sessions(
         : undefined,
       retryInterval: retryMs,
     }) as SdkHttpTransport;
-    session.transport.onclose = () => {
-      transient.delete(session);
-      if (session.id !== undefined) open.delete(session.id);
-    };
+    session.transport.onclose = () => forget(session);
     return session;
+  }
+
+  function forget(session: HttpSession): void {
+    transient.delete(session);
+    unused.delete(session);
+    if (session.id !== undefined) open.delete(session.id);
+  }
+
+  /** Closes a session and takes it out of the tables at once. */
+  function end(session: HttpSession): void {
+    forget(session);
+    session.transport.close().catch(() => {});
+  }
+
+  /** A request came with the session's id: it is in use. */
+  function touch(session: HttpSession): void {
+    if (session.used) return;
+    session.used = true;
+    unused.delete(session);
+  }
+
+  /**
+   * When `session` expires unless a request comes first: an unused one
+   * `unusedMs` after `initialize`, whether or not the answer to it is still
+   * being sent; any one `idleMs` after its last request ended, never while
+   * a stream is open.
+   */
+  function deadline(session: HttpSession): number {
+    const idle = session.active === 0 ? session.lastSeen + idleMs : Infinity;
+    return session.used ? idle : Math.min(idle, session.createdAt + unusedMs);
+  }
+
+  /** Ends every session past its deadline; answers the earliest deadline left. */
+  function sweep(now: number): number {
+    let earliest = Infinity;
+    for (const session of open.values()) {
+      const at = deadline(session);
+      if (at <= now) end(session);
+      else earliest = Math.min(earliest, at);
+    }
+    return earliest;
   }
 
   function startSweeper(): void {
     if (sweeper !== undefined) return;
-    const every = Math.min(MAX_SWEEP_MS, Math.max(MIN_SWEEP_MS, idleMs / 2));
+    const every = Math.min(
+      MAX_SWEEP_MS,
+      Math.max(MIN_SWEEP_MS, Math.min(idleMs, unusedMs) / 2),
+    );
     const timer = setInterval(() => {
-      const now = performance.now();
-      for (const session of open.values()) {
-        if (session.active === 0 && now - session.lastSeen >= idleMs) {
-          session.transport.close().catch(() => {});
-        }
-      }
+      sweep(performance.now());
       if (open.size === 0) stopSweeper();
     }, every);
     sweeper = timer;
@@ -313,9 +453,62 @@ export function sessions(
       : tracked;
   }
 
+  /**
+   * Whether a new session may be made now: undefined if so (after closing
+   * the oldest unused session when the table is full), otherwise the
+   * refusal, 503 when full of sessions in use, 429 when this client
+   * created too many lately.
+   */
+  function admit(key: string | undefined): Response | undefined {
+    let victim: HttpSession | undefined;
+    if (open.size + transient.size >= maxSessions) {
+      const now = performance.now();
+      // Exact here, whatever the sweeper's period: the Retry-After below
+      // promises room once the earliest deadline has passed.
+      const earliest = sweep(now);
+      if (open.size + transient.size >= maxSessions) {
+        victim = unused.values().next().value;
+        if (victim === undefined) return tooManySessions(earliest, now);
+      }
+    }
+    if (key !== undefined) {
+      const waitMs = limiter.take(key);
+      if (waitMs > 0) {
+        const seconds = Math.ceil(waitMs / 1000);
+        return rpcError(
+          429,
+          CODE.TRANSPORT,
+          `Too Many Requests: this client may create ${perMinute} sessions a minute, ${burst} at once; retry in ${seconds} s`,
+          { "retry-after": String(seconds) },
+        );
+      }
+    }
+    if (victim !== undefined) end(victim);
+    return undefined;
+  }
+
+  function tooManySessions(earliest: number, now: number): Response {
+    // Initialisations in progress become unused sessions, which a new
+    // initialize may close; with every session streaming, none can expire
+    // sooner than idleMs after its stream ends.
+    const waitMs = transient.size > 0
+      ? 1000
+      : earliest === Infinity
+      ? idleMs
+      : earliest - now;
+    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+    return rpcError(
+      503,
+      CODE.TRANSPORT,
+      `Service Unavailable: ${maxSessions} sessions are open, the most allowed; the first can end in ${seconds} s`,
+      { "retry-after": String(seconds) },
+    );
+  }
+
   async function handlePost(
     request: Request,
     sessionId: string | null,
+    key: string | undefined,
   ): Promise<Response> {
     const accept = request.headers.get("accept") ?? "";
     if (
@@ -367,6 +560,7 @@ export function sessions(
     if (sessionId !== null) {
       const session = open.get(sessionId);
       if (session === undefined) return sessionNotFound();
+      touch(session);
       return await forward(session, request, message);
     }
     if (!isInitialize(message)) {
@@ -376,14 +570,8 @@ export function sessions(
         "Bad Request: Mcp-Session-Id header is required (send initialize first)",
       );
     }
-    if (open.size + transient.size >= maxSessions) {
-      return rpcError(
-        503,
-        CODE.TRANSPORT,
-        `Service Unavailable: ${maxSessions} sessions are open, the most allowed`,
-        { "retry-after": "5" },
-      );
-    }
+    const refusal = admit(key);
+    if (refusal !== undefined) return refusal;
     const session = newSession(true);
     transient.add(session);
     try {
@@ -399,13 +587,14 @@ export function sessions(
   async function handle(
     request: Request,
     next: (request: Request) => Promise<Response>,
+    info: { readonly remoteAddr: Deno.Addr } | undefined,
   ): Promise<Response> {
     if (closing !== undefined) return shuttingDown();
     if (new URL(request.url).pathname !== path) return await next(request);
     const sessionId = request.headers.get(SESSION_HEADER);
     switch (request.method) {
       case "POST":
-        return await handlePost(request, sessionId);
+        return await handlePost(request, sessionId, clientKey(info));
       case "GET":
       case "DELETE": {
         if (stateless) return methodNotAllowed("POST");
@@ -418,6 +607,7 @@ export function sessions(
         }
         const session = open.get(sessionId);
         if (session === undefined) return sessionNotFound();
+        touch(session);
         return await forward(session, request, undefined);
       }
       default:
@@ -432,11 +622,13 @@ export function sessions(
     const all = [...open.values(), ...transient];
     await Promise.all(all.map((s) => s.transport.close().catch(() => {})));
     open.clear();
+    unused.clear();
     transient.clear();
   }
 
   const layer =
-    ((request: Request, next) => handle(request, next)) as SessionsLayer;
+    ((request: Request, next, info) =>
+      handle(request, next, info)) as SessionsLayer;
   Object.defineProperties(layer, {
     sessionCount: { get: () => open.size, enumerable: true },
     close: {
