@@ -9,6 +9,7 @@ import {
   toJsonSchema,
 } from "../args/schema.ts";
 import { jsonType } from "../_util/json_type.ts";
+import { checkIcons } from "./_icons.ts";
 import { answersProbes } from "../patterns/_probe_mark.ts";
 import { META_SUPPORTS_PERMISSION_PATTERNS } from "../patterns/probe_meta.ts";
 import type { RegistrySlotOps } from "./_registration_handle.ts";
@@ -186,9 +187,12 @@ function prepare(def: ToolDefinition, updating?: string): RegisteredTool {
       `${named}: _meta claims probe support but the handler does not answer probes (use registerPatternTool or wrapProbe)`,
     );
   }
+  const icons = checkIcons(def.icons, named);
+  const listed = listing(def, probe, named);
+  if (icons !== undefined) listed.icons = icons;
   return {
     def,
-    listed: listing(def, probe, named),
+    listed,
     schema: isStandardSchema(def.input) ? def.input : undefined,
     output: isStandardSchema(def.output) ? def.output : undefined,
   };

@@ -54,6 +54,7 @@ export type {
 } from "./context.ts";
 export type { CallLayer, CallNext, ToolCall } from "./layer.ts";
 export type { Registration } from "./registration.ts";
+export type { Icon } from "./icon.ts";
 export type {
   Completer,
   ListedResource,

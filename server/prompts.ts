@@ -9,6 +9,8 @@ import type { Completer, RequestContext } from "./resources.ts";
 import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
 import type { Content } from "../result/result.ts";
 import type { RegistrySlotOps } from "./_registration_handle.ts";
+import { checkIcons } from "./_icons.ts";
+import type { Icon } from "./icon.ts";
 
 /**
  * One argument of a prompt; MCP prompt arguments are strings.
@@ -113,6 +115,8 @@ export interface PromptDefinition {
   description?: string;
   /** Its arguments. */
   arguments?: PromptArgument[];
+  /** Icons a client may show; each `src` an `https:` URL or a `data:` URI. */
+  icons?: Icon[];
   /** Renders the prompt from its arguments. */
   handler: (
     args: Record<string, string>,
@@ -296,4 +300,5 @@ function checkPrompt(def: PromptDefinition, action: string): void {
         .arguments}`,
     );
   }
+  checkIcons(def.icons, action);
 }

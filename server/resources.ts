@@ -10,6 +10,8 @@ import type { ContentAnnotations, ResourceContents } from "../result/result.ts";
 import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
 import type { RegistrySlotOps } from "./_registration_handle.ts";
 import { UriTemplate } from "./_uri_template.ts";
+import { checkIcons } from "./_icons.ts";
+import type { Icon } from "./icon.ts";
 
 /**
  * What a resource or prompt callback knows about its request.
@@ -65,6 +67,8 @@ export interface ListedResource {
   size?: number;
   /** Hints for the client. */
   annotations?: ContentAnnotations;
+  /** Icons a client may show; each `src` an `https:` URL or a `data:` URI. */
+  icons?: Icon[];
   /** Extra metadata. */
   _meta?: Record<string, unknown>;
 }
@@ -157,6 +161,8 @@ export interface ResourceTemplateDefinition {
   mimeType?: string;
   /** Hints for the client. */
   annotations?: ContentAnnotations;
+  /** Icons a client may show; each `src` an `https:` URL or a `data:` URI. */
+  icons?: Icon[];
   /** Extra metadata. */
   _meta?: Record<string, unknown>;
   /** Lists the concrete resources, shown in `resources/list` too. */
@@ -448,6 +454,7 @@ function checkResource(def: ResourceDefinition, action: string): void {
   if (typeof def.uri !== "string" || !URL.canParse(def.uri)) {
     throw new TypeError(`${action}: invalid URI: ${JSON.stringify(def.uri)}`);
   }
+  checkIcons(def.icons, action);
 }
 
 function checkTemplate(
@@ -460,6 +467,7 @@ function checkTemplate(
   ) {
     throw new TypeError(`${action}: expected { uriTemplate, name, read }`);
   }
+  checkIcons(def.icons, action);
   try {
     return new UriTemplate(def.uriTemplate);
   } catch (cause) {

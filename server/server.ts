@@ -35,6 +35,8 @@ import {
   type RegistrySlotOps,
 } from "./_registration_handle.ts";
 import type { ToolSchema } from "../args/schema.ts";
+import { checkIcons } from "./_icons.ts";
+import type { Icon } from "./icon.ts";
 
 /** The lists that announce their changes. */
 type ListKind = "tools" | "resources" | "prompts";
@@ -61,6 +63,12 @@ export interface ServerInfo {
   version: string;
   /** A human-readable name. */
   title?: string;
+  /** What the server is for, shown by clients that list servers. */
+  description?: string;
+  /** The server's home page, an absolute URL. */
+  websiteUrl?: string;
+  /** Icons a client may show for the server; each `src` an `https:` URL or a `data:` URI. */
+  icons?: Icon[];
 }
 
 /**
@@ -213,6 +221,14 @@ export class ToolServer {
           `Cannot create server: pageSize must be a whole number >= 1, got ${options.pageSize}`,
         );
       }
+    }
+    checkIcons(info.icons, "Cannot create server");
+    if (info.websiteUrl !== undefined && !URL.canParse(info.websiteUrl)) {
+      throw new TypeError(
+        `Cannot create server: websiteUrl: expected an absolute URL, got ${
+          JSON.stringify(info.websiteUrl)
+        }`,
+      );
     }
     this.info = { ...info };
     this.#options = { ...options };

@@ -7,6 +7,7 @@
 import type { CallToolResult } from "../result/result.ts";
 import type { Infer, JsonSchema, ToolSchema } from "../args/schema.ts";
 import type { ToolContext } from "./context.ts";
+import type { Icon } from "./icon.ts";
 
 /**
  * Hints about a tool's behaviour, shown to the client in `tools/list`.
@@ -91,6 +92,8 @@ export interface ToolDefinition<
   output?: ToolSchema;
   /** Behaviour hints for the client. */
   annotations?: ToolAnnotations;
+  /** Icons a client may show for the tool; each `src` an `https:` URL or a `data:` URI. */
+  icons?: Icon[];
   /** A time limit for one call, in milliseconds; past it the call answers a JSON-RPC error. */
   timeoutMs?: number;
   /** Extra metadata shown in `tools/list`. */
@@ -129,6 +132,8 @@ export interface ListedTool {
   outputSchema?: JsonSchema;
   /** Behaviour hints. */
   annotations?: ToolAnnotations;
+  /** Icons for the tool. */
+  icons?: Icon[];
   /** Extra metadata, such as probe support. */
   _meta?: Record<string, unknown>;
 }
