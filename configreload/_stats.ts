@@ -1,9 +1,6 @@
-// Internal: process-wide counters that bench/configreload_bench.ts reads to
-// show that an idle watcher does not wake up (no busy polling). Plain
-// increments; nothing in the package reads them.
+// Internal: a process-wide counter of finished file checks, so that a test can
+// wait for the next check instead of sleeping. A plain increment; nothing in
+// the package reads it.
 
-/** How often watchers woke up, and how many checks of the file finished. */
-export const WATCH_STATS: { wakeups: number; checks: number } = {
-  wakeups: 0,
-  checks: 0,
-};
+/** How many checks of a watched file have finished. */
+export const WATCH_STATS: { checks: number } = { checks: 0 };

@@ -863,7 +863,6 @@ class Watcher<T> implements ConfigWatcher<T> {
   }
 
   #onFsEvent = (rescan: boolean): void => {
-    WATCH_STATS.wakeups++;
     if (this.#closed) return;
     if (rescan) {
       this.#debouncer.cancel();
@@ -874,28 +873,23 @@ class Watcher<T> implements ConfigWatcher<T> {
   };
 
   #onDebounced = (): void => {
-    WATCH_STATS.wakeups++;
     this.#requestCheck();
   };
 
   #onGap = (): void => {
-    WATCH_STATS.wakeups++;
     this.#requestCheck();
   };
 
   #onPoll = (): void => {
-    WATCH_STATS.wakeups++;
     this.#requestCheck();
   };
 
   #onGrace = (): void => {
-    WATCH_STATS.wakeups++;
     this.#graceTimer = undefined;
     this.#requestCheck();
   };
 
   #onOsSignal = (): void => {
-    WATCH_STATS.wakeups++;
     this.#debouncer.cancel();
     this.#requestCheck();
   };
