@@ -64,22 +64,40 @@ export const DEFAULT_UNUSED_SESSION_MS: number = 10_000;
 
 /**
  * How many sessions one client address may create per minute by default,
- * which is also the default burst.
+ * after a burst of {@linkcode DEFAULT_SESSION_BURST}: 20. With the default
+ * idle timeout, one address can then hold at most 60 + 20 × 15 = 360
+ * sessions that completed their handshake.
  *
  * @example
  * ```ts
  * import { createServer } from "@forge/toolkit";
  * import { DEFAULT_SESSIONS_PER_MINUTE, sessions } from "@forge/toolkit/http";
  *
- * // Half the default rate, the same burst.
+ * // Behind a proxy, where every client has the proxy's address.
  * const mcp = sessions(createServer({ name: "s", version: "1" }), {
- *   sessionsPerMinute: DEFAULT_SESSIONS_PER_MINUTE / 2,
- *   sessionBurst: DEFAULT_SESSIONS_PER_MINUTE,
+ *   sessionsPerMinute: 10 * DEFAULT_SESSIONS_PER_MINUTE,
  * });
  * await mcp.close();
  * ```
  */
-export const DEFAULT_SESSIONS_PER_MINUTE: number = 60;
+export const DEFAULT_SESSIONS_PER_MINUTE: number = 20;
+
+/**
+ * How many sessions one client address may create at once after a quiet
+ * spell by default: 60, room for a test harness or a conformance run.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from "@forge/toolkit";
+ * import { DEFAULT_SESSION_BURST, sessions } from "@forge/toolkit/http";
+ *
+ * const mcp = sessions(createServer({ name: "s", version: "1" }), {
+ *   sessionBurst: DEFAULT_SESSION_BURST / 2,
+ * });
+ * await mcp.close();
+ * ```
+ */
+export const DEFAULT_SESSION_BURST: number = 60;
 
 const MAX_SWEEP_MS = 60_000;
 const MIN_SWEEP_MS = 10;
@@ -142,7 +160,7 @@ export interface SessionsOptions {
    * socket, are not limited; behind a proxy every client has the proxy's
    * address.
    *
-   * @default {60}
+   * @default {20}
    */
   sessionsPerMinute?: number;
   /**
@@ -306,7 +324,7 @@ export function sessions(
   const burst = positiveInteger(
     "sessionBurst",
     options.sessionBurst,
-    DEFAULT_SESSIONS_PER_MINUTE,
+    DEFAULT_SESSION_BURST,
   );
   const limiter = new RateLimiter({ perMinute, burst });
   const history = options.eventHistory ?? 0;
