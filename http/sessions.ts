@@ -274,8 +274,9 @@ interface HttpSession {
  * const limit = bodyLimit();
  * const mcp = sessions(server);
  * const site = () => Promise.resolve(new Response("hello"));
- * Deno.serve({ hostname: "127.0.0.1", port: 8080 }, (request) =>
- *   limit(request, (limited) => mcp(limited, site)));
+ * // `info` carries the client address that session creation is limited by.
+ * Deno.serve({ hostname: "127.0.0.1", port: 8080 }, (request, info) =>
+ *   limit(request, (limited) => mcp(limited, site, info)));
  * ```
  */
 export function sessions(
