@@ -2,7 +2,7 @@
 // client subscribed to, the log level it asked for, and the capabilities
 // announced to it (which decide the methods it may call).
 
-import type { LogLevel } from "./context.ts";
+import type { LogLevel, Root } from "./context.ts";
 import type { Session } from "./_session.ts";
 
 /** The levels of `logging/setLevel`, least severe first. */
@@ -26,4 +26,11 @@ export interface Connection {
   logLevel: LogLevel | undefined;
   /** The capabilities announced at `initialize`. */
   capabilities: Record<string, Record<string, unknown>>;
+  /**
+   * The client's roots as last listed, kept only when the client promised
+   * `notifications/roots/list_changed`, which clears them.
+   */
+  roots: readonly Root[] | undefined;
+  /** Counts roots changes, so an answer that raced one is not kept. */
+  rootsVersion: number;
 }

@@ -2,11 +2,13 @@
 // prototype, its signal and logger made only when a handler uses them.
 
 import type { LazyAbort } from "../_util/abort.ts";
+import { isRecord } from "../_util/json_type.ts";
 import { type Connection, LOG_LEVELS } from "./_connection.ts";
 import type {
   ElicitationParams,
   ElicitationResult,
   LogLevel,
+  Root,
   SamplingParams,
   SamplingResult,
   ToolContext,
@@ -126,10 +128,58 @@ export class CallContext implements ToolContext {
     }) as SamplingResult;
   }
 
+  async roots(): Promise<Root[]> {
+    const { connection, extra } = this[CALL];
+    const declared = connection.session.clientCapabilities?.roots as
+      | { listChanged?: unknown }
+      | undefined;
+    if (declared === undefined) {
+      throw new Error(
+        "Cannot list roots: the client did not declare the roots capability",
+      );
+    }
+    if (connection.roots !== undefined) return copyRoots(connection.roots);
+    const version = connection.rootsVersion;
+    const answer = await extra.sendRequest({
+      method: "roots/list",
+      params: {},
+    });
+    const roots = checkRoots(answer);
+    // Kept only if the client will say when they change, and they did not meanwhile.
+    if (declared.listChanged === true && connection.rootsVersion === version) {
+      connection.roots = roots;
+    }
+    return copyRoots(roots);
+  }
+
   async elicit(params: ElicitationParams): Promise<ElicitationResult> {
     return await this[CALL].extra.sendRequest({
       method: "elicitation/create",
       params,
     }) as ElicitationResult;
   }
+}
+
+/** A client's `roots/list` answer, checked: `{ roots: [{ uri, name? }] }`. */
+function checkRoots(answer: Record<string, unknown>): readonly Root[] {
+  const roots = answer.roots;
+  if (
+    !Array.isArray(roots) ||
+    !roots.every((root) =>
+      isRecord(root) && typeof root.uri === "string" &&
+      (root.name === undefined || typeof root.name === "string")
+    )
+  ) {
+    throw new Error(
+      `Cannot list roots: the client answered roots/list with ${
+        JSON.stringify(answer).slice(0, 200)
+      }, expected { roots: [{ uri, name? }] }`,
+    );
+  }
+  return roots as Root[];
+}
+
+/** Copies, so a handler that edits its roots does not edit the cache. */
+function copyRoots(roots: readonly Root[]): Root[] {
+  return roots.map((root) => structuredClone(root));
 }

@@ -106,6 +106,39 @@ export interface ToolContext {
    * Rejects when the client did not declare the `elicitation` capability.
    */
   elicit(params: ElicitationParams): Promise<ElicitationResult>;
+  /**
+   * The client's roots (`roots/list`): the directories or files the user
+   * lets the server work on. A client that declared `roots.listChanged` is
+   * asked once and again after each `notifications/roots/list_changed`; any
+   * other client is asked on every call. Rejects when the client did not
+   * declare the `roots` capability.
+   */
+  roots(): Promise<Root[]>;
+}
+
+/**
+ * A root the client offers: a directory or file the server may work on.
+ *
+ * @example Keep a tool inside the client's roots
+ * ```ts
+ * import { error, text, type ToolContext } from "@forge/toolkit";
+ * import type { Root } from "@forge/toolkit/server";
+ *
+ * async function insideRoots(path: string, ctx: ToolContext) {
+ *   const roots: Root[] = await ctx.roots();
+ *   const url = new URL(`file://${path}`);
+ *   const inside = roots.some((root) => url.href.startsWith(root.uri.replace(/\/?$/, "/")));
+ *   return inside ? text(`${path} is yours to edit`) : error(`${path} is outside the client's roots`);
+ * }
+ * ```
+ */
+export interface Root {
+  /** The root's URI, such as `file:///home/ada/project`. */
+  uri: string;
+  /** A name to show for it. */
+  name?: string;
+  /** Extra metadata. */
+  _meta?: Record<string, unknown>;
 }
 
 /**

@@ -31,6 +31,7 @@
 export { text } from "../result/result.ts";
 export {
   createServer,
+  type RootsChange,
   type ServeOptions,
   type ServerInfo,
   type ServerOptions,
@@ -46,6 +47,7 @@ export type {
   ElicitationParams,
   ElicitationResult,
   LogLevel,
+  Root,
   SamplingMessage,
   SamplingParams,
   SamplingResult,

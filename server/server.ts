@@ -72,6 +72,27 @@ export interface ServerInfo {
 }
 
 /**
+ * What {@linkcode ToolServer.onRootsChanged} listeners learn: which session's
+ * client changed its roots.
+ *
+ * @example Forget a session's cached index when its roots change
+ * ```ts
+ * import { createServer } from "@forge/toolkit";
+ * import type { RootsChange } from "@forge/toolkit/server";
+ *
+ * const indexes = new Map<string | undefined, string[]>();
+ * function forget(change: RootsChange): void {
+ *   indexes.delete(change.sessionId);
+ * }
+ * createServer({ name: "search", version: "1" }).onRootsChanged(forget);
+ * ```
+ */
+export interface RootsChange {
+  /** The transport session, on transports that have sessions (HTTP). */
+  readonly sessionId: string | undefined;
+}
+
+/**
  * Options for {@linkcode createServer}.
  *
  * @example Limit every call's run time
@@ -186,6 +207,7 @@ export class ToolServer {
   #calls: CallPipeline;
   #routes: ReturnType<typeof buildRouter>;
   #connections = new Set<Connection>();
+  #rootsListeners = new Set<(change: RootsChange) => void>();
   /** The lists changed this tick, announced at its end. */
   #changedLists = new Set<ListKind>();
   #closed: Promise<void> | undefined;
@@ -334,6 +356,8 @@ export class ToolServer {
       subscriptions: new Set(),
       logLevel: undefined,
       capabilities,
+      roots: undefined,
+      rootsVersion: 0,
     };
     connection.session = new Session(transport, {
       info: { ...this.info },
@@ -346,7 +370,60 @@ export class ToolServer {
       onclose: () => this.#connections.delete(connection),
     });
     this.#connections.add(connection);
+    // The session needs no answer to a client notification; the server
+    // listens for the one it acts on. Set before start(), which chains it.
+    const { onmessage } = transport;
+    transport.onmessage = (message, extra) => {
+      onmessage?.(message, extra);
+      if (
+        "method" in message && !("id" in message) &&
+        message.method === "notifications/roots/list_changed"
+      ) this.#rootsChanged(connection);
+    };
     await connection.session.start();
+  }
+
+  /**
+   * Calls `listener` each time a client says its roots changed
+   * (`notifications/roots/list_changed`); the next `ctx.roots()` in that
+   * session asks the client again either way. Returns a function that
+   * stops the listening.
+   *
+   * @example Re-index when the user opens another folder
+   * ```ts
+   * import { createServer } from "@forge/toolkit";
+   *
+   * const server = createServer({ name: "search", version: "1" });
+   * const stale = new Set<string | undefined>();
+   * const stop = server.onRootsChanged(({ sessionId }) => stale.add(sessionId));
+   * // … later, when no longer needed:
+   * stop();
+   * ```
+   */
+  onRootsChanged(listener: (change: RootsChange) => void): () => void {
+    if (typeof listener !== "function") {
+      throw new TypeError(
+        `Cannot listen for roots changes: expected a function, got ${typeof listener}`,
+      );
+    }
+    // A wrapper per call, so the same function added twice is removed once per stop().
+    const entry = (change: RootsChange) => listener(change);
+    this.#rootsListeners.add(entry);
+    return () => this.#rootsListeners.delete(entry);
+  }
+
+  #rootsChanged(connection: Connection): void {
+    connection.roots = undefined;
+    connection.rootsVersion++;
+    const change: RootsChange = { sessionId: connection.session.sessionId };
+    for (const listener of this.#rootsListeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        // One listener's bug must not stop the others or the session.
+        console.error("A roots-changed listener failed:", error);
+      }
+    }
   }
 
   /**
