@@ -1,0 +1,156 @@
+// A real host through the gate: the MCP Inspector's CLI lists hello-tool's
+// tools and calls them with the gate in between, as a user's mcpServers
+// entry would run it. Slow (each Inspector run starts Node's client), hence
+// a stress test.
+import assert from "node:assert/strict";
+import { denoDir, inspect, toolNames } from "../examples/_inspector.ts";
+
+const REPO = new URL("../", import.meta.url).pathname;
+const INSPECTOR = "npm:@modelcontextprotocol/inspector@2.12.0";
+const TOOLS_CONFIG = `${REPO}.ci/tools.json`;
+const HELLO = `${REPO}examples/hello-tool/main.ts`;
+const GATE = `${REPO}gate/main.ts`;
+
+/**
+ * The Inspector CLI on a call that answers `isError`: it prints the result
+ * and exits 5 (examples/_inspector.ts's `inspect` wants 0).
+ */
+async function inspectRefusal(
+  target: string[],
+  options: string[],
+): Promise<unknown> {
+  const home = await Deno.makeTempDir({ prefix: "inspector-home-" });
+  try {
+    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "--config",
+        TOOLS_CONFIG,
+        INSPECTOR,
+        "--cli",
+        ...options,
+        "--",
+        ...target,
+      ],
+      env: { HOME: home, DENO_DIR: await denoDir(), NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const out = new TextDecoder().decode(stdout);
+    const err = new TextDecoder().decode(stderr);
+    assert.equal(
+      code,
+      5,
+      `expected the Inspector's isError exit 5:\n${out}\n${err}`,
+    );
+    assert.match(err, /"code":"tool_is_error"/);
+    return JSON.parse(out);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+}
+
+Deno.test("the MCP Inspector CLI lists and calls hello-tool through the gate", async () => {
+  const root = await Deno.makeTempDir({ prefix: "gate-inspector-" });
+  const dir = await Deno.makeTempDir({ prefix: "gate-inspector-policy-" });
+  try {
+    const policy = `${dir}/policy.yaml`;
+    await Deno.writeTextFile(
+      policy,
+      'allow: ["write:notes/**"]\ndeny: ["delete:**"]\nunprobed: allow\n',
+    );
+    const audit = `${dir}/audit.jsonl`;
+    const gated = [
+      Deno.execPath(),
+      "run",
+      "-A",
+      GATE,
+      "--policy",
+      policy,
+      "--audit",
+      audit,
+      "--",
+      Deno.execPath(),
+      "run",
+      "--allow-read",
+      "--allow-write",
+      "--allow-env=HELLO_ROOT,HELLO_CONFIG",
+      HELLO,
+    ];
+    // The Inspector gives the command a minimal environment; the gate
+    // passes it on to the server.
+    const env = [
+      "-e",
+      `DENO_DIR=${await denoDir()}`,
+      "-e",
+      `HELLO_ROOT=${root}`,
+    ];
+    const direct = await inspect(gated.slice(gated.indexOf("--") + 1), [
+      ...env,
+      "--method",
+      "tools/list",
+    ]);
+    const listing = await inspect(gated, [...env, "--method", "tools/list"]);
+    assert.deepEqual(toolNames(listing).sort(), [
+      "delete_file",
+      "hello",
+      "write_file",
+    ]);
+    assert.deepEqual(listing, direct, "the gate lists the tools unchanged");
+
+    const hello = await inspect(gated, [
+      ...env,
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "hello",
+      "--tool-arg",
+      "name=Ada",
+    ]);
+    assert.deepEqual(hello, {
+      content: [{ type: "text", text: "Hello, Ada!" }],
+    });
+
+    const written = await inspect(gated, [
+      ...env,
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "write_file",
+      "--tool-arg",
+      "path=notes/a.txt",
+      "--tool-arg",
+      "content=hi",
+    ]);
+    assert.deepEqual(written, {
+      content: [{ type: "text", text: "Wrote 2 bytes to notes/a.txt" }],
+    });
+    assert.equal(await Deno.readTextFile(`${root}/notes/a.txt`), "hi");
+
+    const refused = await inspectRefusal(gated, [
+      ...env,
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "delete_file",
+      "--tool-arg",
+      "path=notes/a.txt",
+    ]) as { isError?: boolean; content: { text: string }[] };
+    assert.equal(refused.isError, true);
+    assert.match(refused.content[0].text, /delete:notes\/a\.txt/);
+    assert.match(refused.content[0].text, /delete:\*\*/);
+    assert.equal(await Deno.readTextFile(`${root}/notes/a.txt`), "hi");
+
+    const lines = (await Deno.readTextFile(audit)).trim().split("\n").map((
+      line,
+    ) => JSON.parse(line));
+    assert.deepEqual(
+      lines.map((line) => [line.tool, line.decision]),
+      [["hello", "allow"], ["write_file", "allow"], ["delete_file", "deny"]],
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+    await Deno.remove(dir, { recursive: true });
+  }
+});
