@@ -6,8 +6,9 @@
  * @module
  */
 
+// @ts-types="./_sdk_http_transport.d.ts"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import type { McpTransport, SessionHost } from "../jsonrpc/types.ts";
+import type { SessionHost } from "../jsonrpc/types.ts";
 import { jsonType } from "../_util/json_type.ts";
 import { checkMessage } from "../jsonrpc/_check.ts";
 import { collapseToJson } from "./_collapse_sse.ts";
@@ -230,20 +231,9 @@ export interface SessionsLayer {
   close(): Promise<void>;
 }
 
-/**
- * The SDK transport as this module uses it (the SDK's package map gives its
- * subpath modules no types).
- */
-interface SdkHttpTransport extends McpTransport {
-  handleRequest(
-    request: Request,
-    options?: { parsedBody?: unknown },
-  ): Promise<Response>;
-}
-
 interface HttpSession {
   id: string | undefined;
-  transport: SdkHttpTransport;
+  transport: WebStandardStreamableHTTPServerTransport;
   /** Requests whose response body is still open. */
   active: number;
   lastSeen: number;
@@ -351,7 +341,8 @@ export function sessions(
   function newSession(withId: boolean): HttpSession {
     const session: HttpSession = {
       id: undefined,
-      transport: undefined as unknown as SdkHttpTransport,
+      transport:
+        undefined as unknown as WebStandardStreamableHTTPServerTransport,
       active: 0,
       lastSeen: performance.now(),
       createdAt: performance.now(),
@@ -375,7 +366,7 @@ export function sessions(
         ? new MemoryEventStore(history)
         : undefined,
       retryInterval: retryMs,
-    }) as SdkHttpTransport;
+    });
     session.transport.onclose = () => forget(session);
     return session;
   }
