@@ -178,12 +178,24 @@ export interface GateComparison {
   met: boolean;
 }
 
-/** The byte relay's figures: what the extra process hop alone costs. */
+/**
+ * The floors: what the extra process hop alone costs, measured with the
+ * byte relay, and what a probing proxy cannot go below.
+ */
 export interface RelayFloor {
   /** p50 of the relayed `echo` calls, pooled over rounds, in microseconds. */
   relayP50Us: number;
   /** `relayP50Us` over the direct `echo` p50. */
   ratio: number;
+  /**
+   * The floor of a probed call through any stdio proxy, in microseconds:
+   * two round trips to the server (the probe, then the call), each at
+   * least the direct `note` p50, plus the hop (`relayP50Us` minus the
+   * direct `echo` p50).
+   */
+  probedFloorUs: number;
+  /** `probedFloorUs` over the direct `note` p50. */
+  probedRatio: number;
 }
 
 /**
@@ -207,7 +219,15 @@ export function relayFloor(rounds: readonly GateSamples[]): RelayFloor {
   const p50 = (key: GateCase) =>
     percentile(rounds.flatMap((round) => round[key]), 50) * 1000;
   const relayP50Us = p50("relay-echo");
-  return { relayP50Us, ratio: relayP50Us / p50("direct-echo") };
+  const direct = p50("direct-echo");
+  const note = p50("direct-note");
+  const probedFloorUs = 2 * note + (relayP50Us - direct);
+  return {
+    relayP50Us,
+    ratio: relayP50Us / direct,
+    probedFloorUs,
+    probedRatio: probedFloorUs / note,
+  };
 }
 
 /**
@@ -409,10 +429,10 @@ export async function measureGateRound(
 ): Promise<GateSamples> {
   const direct = await open(serverCommand());
   let gated: ServerProcess | undefined;
-  let relay: ServerProcess | undefined;
+  let relayed: ServerProcess | undefined;
   try {
     gated = await open(gateCommand(policyPath));
-    relay = await open(relayCommand());
+    const relay = relayed = await open(relayCommand());
     await checkGateDecides(gated);
     const servers = { direct, gate: gated, relay } as const;
     const run = (key: GateCase) => {
@@ -443,7 +463,7 @@ export async function measureGateRound(
   } finally {
     await direct.close();
     await gated?.close();
-    await relay?.close();
+    await relayed?.close();
   }
 }
 
@@ -476,9 +496,13 @@ async function main(args: readonly string[]): Promise<void> {
     console.log(renderGate(comparisons));
     const floor = relayFloor(rounds);
     console.log(
-      `\nFloor: \`echo\` through a byte relay (one more process, no parsing) p50 ${
+      `\nFloors: \`echo\` through a byte relay (one more process, no parsing) p50 ${
         floor.relayP50Us.toFixed(0)
-      } µs, ${floor.ratio.toFixed(2)}× direct.`,
+      } µs, ${
+        floor.ratio.toFixed(2)
+      }× direct; a probed call through any stdio proxy (two round trips to the server plus the hop) ${
+        floor.probedFloorUs.toFixed(0)
+      } µs, ${floor.probedRatio.toFixed(2)}× the direct call.`,
     );
     console.log(
       `\nRun took ${((performance.now() - started) / 1000).toFixed(0)} s.`,

@@ -85,7 +85,11 @@ Deno.test("compareGate() divides pooled p50s and checks each target", () => {
     /\| 100 µs \| 200 µs \| \*\*2\.00×\*\* .*\| ≤ 1\.3× \| MISSED \|/,
   );
   assert.match(table, /\| ≤ 2\.2× \| met \|$/);
-  assert.equal(relayFloor(rounds).ratio, 1);
+  const floor = relayFloor(rounds);
+  assert.equal(floor.ratio, 1);
+  // Two direct round trips of 100 µs plus a hop that costs nothing here.
+  assert.equal(Math.round(floor.probedFloorUs), 200);
+  assert.equal(floor.probedRatio, 2);
   assert.throws(() => compareGate([]), RangeError);
 });
 
