@@ -33,4 +33,6 @@ export interface Connection {
   roots: readonly Root[] | undefined;
   /** Counts roots changes, so an answer that raced one is not kept. */
   rootsVersion: number;
+  /** URL-mode elicitations sent to this client and not yet completed, by id. */
+  elicitations: Set<string>;
 }

@@ -2,7 +2,8 @@
 // prototype, its signal and logger made only when a handler uses them.
 
 import type { LazyAbort } from "../_util/abort.ts";
-import { isRecord } from "../_util/json_type.ts";
+import { isRecord, jsonType } from "../_util/json_type.ts";
+import { ProtocolError } from "../jsonrpc/errors.ts";
 import { type Connection, LOG_LEVELS } from "./_connection.ts";
 import type {
   ElicitationParams,
@@ -13,6 +14,7 @@ import type {
   SamplingResult,
   ToolContext,
   ToolLogger,
+  UrlElicitationParams,
 } from "./context.ts";
 import type { RequestExtra } from "./_session.ts";
 
@@ -152,11 +154,59 @@ export class CallContext implements ToolContext {
     return copyRoots(roots);
   }
 
-  async elicit(params: ElicitationParams): Promise<ElicitationResult> {
-    return await this[CALL].extra.sendRequest({
+  async elicit(
+    params: ElicitationParams | UrlElicitationParams,
+  ): Promise<ElicitationResult> {
+    const { connection, extra } = this[CALL];
+    if (params?.mode === "url") {
+      const checked = checkUrlElicitation(params, "Cannot elicit by URL");
+      requireUrlMode(connection, "Cannot elicit by URL");
+      // Tracked before it is sent: the user may finish before the client answers.
+      connection.elicitations.add(checked.elicitationId);
+      let answer: ElicitationResult;
+      try {
+        answer = await extra.sendRequest({
+          method: "elicitation/create",
+          params: checked as unknown as Record<string, unknown>,
+        }) as ElicitationResult;
+      } catch (cause) {
+        connection.elicitations.delete(checked.elicitationId);
+        throw cause;
+      }
+      // Declined or dismissed: no completion will follow.
+      if (answer.action !== "accept") {
+        connection.elicitations.delete(checked.elicitationId);
+      }
+      return answer;
+    }
+    const declared = elicitationCapability(connection);
+    if (
+      declared !== undefined && declared.form === undefined &&
+      declared.url !== undefined
+    ) {
+      throw new Error(
+        "Cannot elicit a form: the client declared elicitation.url only",
+      );
+    }
+    return await extra.sendRequest({
       method: "elicitation/create",
       params,
     }) as ElicitationResult;
+  }
+
+  urlElicitationRequired(
+    elicitations: UrlElicitationParams | UrlElicitationParams[],
+  ): Error {
+    const action = "Cannot require URL elicitation";
+    const list = (Array.isArray(elicitations) ? elicitations : [elicitations])
+      .map((e) => checkUrlElicitation(e, action));
+    if (list.length === 0) {
+      throw new TypeError(`${action}: expected at least one elicitation`);
+    }
+    const { connection } = this[CALL];
+    requireUrlMode(connection, action);
+    for (const e of list) connection.elicitations.add(e.elicitationId);
+    return new UrlElicitationRequired(list);
   }
 }
 
@@ -182,4 +232,73 @@ function checkRoots(answer: Record<string, unknown>): readonly Root[] {
 /** Copies, so a handler that edits its roots does not edit the cache. */
 function copyRoots(roots: readonly Root[]): Root[] {
   return roots.map((root) => structuredClone(root));
+}
+
+/** MCP's error code for a request that needs URL elicitation first (2025-11-25). */
+const URL_ELICITATION_REQUIRED = -32042;
+
+/** -32042, whose `data` carries the elicitations the client should show. */
+class UrlElicitationRequired extends ProtocolError {
+  readonly data: { elicitations: UrlElicitationParams[] };
+
+  constructor(elicitations: UrlElicitationParams[]) {
+    super(
+      URL_ELICITATION_REQUIRED,
+      `URL elicitation required: ${
+        elicitations.map((e) => e.message).join("; ")
+      }`,
+    );
+    this.data = { elicitations };
+  }
+}
+
+function elicitationCapability(
+  connection: Connection,
+): { form?: unknown; url?: unknown } | undefined {
+  const declared = connection.session.clientCapabilities?.elicitation;
+  return isRecord(declared) ? declared : undefined;
+}
+
+function requireUrlMode(connection: Connection, action: string): void {
+  if (elicitationCapability(connection)?.url === undefined) {
+    throw new Error(`${action}: the client did not declare elicitation.url`);
+  }
+}
+
+/** A checked copy of URL-mode params: the fields MCP defines, nothing else. */
+function checkUrlElicitation(
+  params: UrlElicitationParams,
+  action: string,
+): UrlElicitationParams {
+  if (!isRecord(params)) {
+    throw new TypeError(
+      `${action}: expected { mode: "url", message, url, elicitationId }, got ${
+        jsonType(params)
+      }`,
+    );
+  }
+  const { message, url, elicitationId } = params;
+  if (typeof message !== "string") {
+    throw new TypeError(
+      `${action}: message: expected a string, got ${jsonType(message)}`,
+    );
+  }
+  const scheme = typeof url === "string" && URL.canParse(url)
+    ? new URL(url).protocol
+    : undefined;
+  if (scheme !== "https:" && scheme !== "http:") {
+    throw new TypeError(
+      `${action}: url: expected an absolute https: or http: URL, got ${
+        JSON.stringify(url)
+      }`,
+    );
+  }
+  if (typeof elicitationId !== "string" || elicitationId === "") {
+    throw new TypeError(
+      `${action}: elicitationId: expected a non-empty string, got ${
+        JSON.stringify(elicitationId)
+      }`,
+    );
+  }
+  return { mode: "url", message, url, elicitationId };
 }

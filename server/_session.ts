@@ -424,9 +424,15 @@ function resultAnswer(id: JsonRpcId, result: unknown): JsonRpcMessage {
   };
 }
 
-/** A thrown error with a numeric `code` keeps it; anything else is -32603. */
+/**
+ * A thrown error with a numeric `code` keeps it; anything else is -32603.
+ * A `ProtocolError` with `data` (such as -32042's elicitations) keeps that too.
+ */
 function errorAnswer(id: JsonRpcId, error: unknown): JsonRpcMessage {
   const code = (error as { code?: unknown } | null)?.code;
+  const data = error instanceof ProtocolError
+    ? (error as { data?: unknown }).data
+    : undefined;
   return {
     jsonrpc: "2.0",
     id,
@@ -435,6 +441,7 @@ function errorAnswer(id: JsonRpcId, error: unknown): JsonRpcMessage {
         ? code as number
         : RPC_ERROR.INTERNAL_ERROR,
       message: error instanceof Error ? error.message : String(error),
+      ...(data === undefined ? {} : { data }),
     },
   };
 }

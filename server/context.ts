@@ -102,10 +102,26 @@ export interface ToolContext {
    */
   sample(params: SamplingParams): Promise<SamplingResult>;
   /**
-   * Asks the user for input through the client (`elicitation/create`).
-   * Rejects when the client did not declare the `elicitation` capability.
+   * Asks the user for input through the client (`elicitation/create`): a
+   * form ({@linkcode ElicitationParams}) or, with `mode: "url"`, a page the
+   * user visits out of band ({@linkcode UrlElicitationParams}; tell the
+   * client it is done with `server.completeElicitation(elicitationId)`).
+   * Rejects when the client did not declare that mode: `elicitation: {}`
+   * or `{ form: {} }` allows forms, `{ url: {} }` URLs.
    */
-  elicit(params: ElicitationParams): Promise<ElicitationResult>;
+  elicit(
+    params: ElicitationParams | UrlElicitationParams,
+  ): Promise<ElicitationResult>;
+  /**
+   * The error to throw when the call cannot go on until the user has
+   * visited one or more URLs: it answers JSON-RPC error -32042 with the
+   * elicitations in its `data`, and the client retries the call once the
+   * user is done. Throws at once when the client did not declare
+   * `elicitation.url`.
+   */
+  urlElicitationRequired(
+    elicitations: UrlElicitationParams | UrlElicitationParams[],
+  ): Error;
   /**
    * The client's roots (`roots/list`): the directories or files the user
    * lets the server work on. A client that declared `roots.listChanged` is
@@ -246,12 +262,60 @@ export interface SamplingResult {
  * ```
  */
 export interface ElicitationParams {
+  /**
+   * Form mode.
+   *
+   * @default {"form"}
+   */
+  mode?: "form";
   /** What to ask the user. */
   message: string;
   /** A flat JSON Schema object of the fields to fill in. */
   requestedSchema: Record<string, unknown>;
   /** Further MCP fields. */
   [field: string]: unknown;
+}
+
+/**
+ * The parameters of `elicitation/create` in URL mode: the client shows
+ * `message` and lets the user open `url`, where the server's own page
+ * collects what must not pass through the client (credentials, a payment,
+ * an OAuth consent).
+ *
+ * @example Send the user to sign in, then wait for the server's callback
+ * ```ts
+ * import { createServer, error, text } from "@forge/toolkit";
+ * import type { UrlElicitationParams } from "@forge/toolkit/server";
+ *
+ * const server = createServer({ name: "crm", version: "1" });
+ * server.tool({
+ *   name: "connect_crm",
+ *   description: "Connects the user's CRM account",
+ *   handler: async (_args, ctx) => {
+ *     const elicitationId = crypto.randomUUID();
+ *     const params: UrlElicitationParams = {
+ *       mode: "url",
+ *       message: "Sign in to your CRM to connect it",
+ *       url: `https://crm.example.com/connect?state=${elicitationId}`,
+ *       elicitationId,
+ *     };
+ *     const answer = await ctx.elicit(params);
+ *     return answer.action === "accept" ? text("Opened the sign-in page") : error("Not connected");
+ *   },
+ * });
+ * // In the HTTP callback of https://crm.example.com/connect, once signed in:
+ * // await server.completeElicitation(state);
+ * ```
+ */
+export interface UrlElicitationParams {
+  /** URL mode. */
+  mode: "url";
+  /** Why the user should open the URL. */
+  message: string;
+  /** The page to open: an absolute `https:` or `http:` URL. */
+  url: string;
+  /** An id unique in the server, which `server.completeElicitation()` names. */
+  elicitationId: string;
 }
 
 /**
@@ -273,7 +337,7 @@ export interface ElicitationParams {
 export interface ElicitationResult {
   /** Whether the user accepted, declined or dismissed the request. */
   action: "accept" | "decline" | "cancel";
-  /** The values, when accepted. */
+  /** The values, when a form was accepted (URL mode has none). */
   content?: Record<string, unknown>;
   /** Further fields. */
   [field: string]: unknown;

@@ -53,6 +53,7 @@ export type {
   SamplingResult,
   ToolContext,
   ToolLogger,
+  UrlElicitationParams,
 } from "./context.ts";
 export type { CallLayer, CallNext, ToolCall } from "./layer.ts";
 export type { Registration } from "./registration.ts";

@@ -358,6 +358,7 @@ export class ToolServer {
       capabilities,
       roots: undefined,
       rootsVersion: 0,
+      elicitations: new Set(),
     };
     connection.session = new Session(transport, {
       info: { ...this.info },
@@ -381,6 +382,42 @@ export class ToolServer {
       ) this.#rootsChanged(connection);
     };
     await connection.session.start();
+  }
+
+  /**
+   * Tells the client that a URL-mode elicitation is done
+   * (`notifications/elicitation/complete`), so it can stop waiting and retry
+   * what needed it. The elicitation must have been sent by `ctx.elicit()` in
+   * URL mode and accepted, or named in `ctx.urlElicitationRequired()`;
+   * resolves `false` when no connected session has it (unknown, completed
+   * already, declined, or its session has closed).
+   *
+   * @example Complete an elicitation from the page the user visited
+   * ```ts
+   * import { createServer } from "@forge/toolkit";
+   *
+   * const server = createServer({ name: "crm", version: "1" });
+   * async function onSignedIn(request: Request): Promise<Response> {
+   *   const state = new URL(request.url).searchParams.get("state") ?? "";
+   *   const told = await server.completeElicitation(state);
+   *   return new Response(told ? "Signed in: return to your chat" : "This link has expired");
+   * }
+   * ```
+   */
+  async completeElicitation(elicitationId: string): Promise<boolean> {
+    if (typeof elicitationId !== "string") {
+      throw new TypeError(
+        `Cannot complete elicitation: expected an elicitationId string, got ${typeof elicitationId}`,
+      );
+    }
+    for (const connection of this.#connections) {
+      if (!connection.elicitations.delete(elicitationId)) continue;
+      await connection.session.notify("notifications/elicitation/complete", {
+        elicitationId,
+      });
+      return true;
+    }
+    return false;
   }
 
   /**
