@@ -1,0 +1,443 @@
+// The gate in front of real hello-tool and fake-server processes.
+
+import assert from "node:assert/strict";
+import {
+  FAKE_COMMAND,
+  HELLO_COMMAND,
+  type Message,
+  startGateProcess,
+  textOf,
+} from "./testdata/gate_session.ts";
+
+async function workspace(policy: string, name = "policy.yaml") {
+  const dir = await Deno.makeTempDir({ prefix: "gate-test-" });
+  const root = `${dir}/root`;
+  await Deno.mkdir(root);
+  const policyPath = `${dir}/${name}`;
+  await Deno.writeTextFile(policyPath, policy);
+  return {
+    dir,
+    root,
+    policyPath,
+    audit: `${dir}/audit.jsonl`,
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const POLICY = `
+allow: ["write:notes/**", "delete:tmp/**"]
+ask:   ["write:drafts/**"]
+deny:  ["write:secrets/**", "delete:**"]
+unprobed: allow
+`;
+
+Deno.test("gate decides hello-tool's calls by the policy", async (t) => {
+  await using ws = await workspace(POLICY);
+  await using gate = await startGateProcess(
+    ["--policy", ws.policyPath, "--audit", ws.audit],
+    HELLO_COMMAND,
+    { env: { HELLO_ROOT: ws.root } },
+  );
+
+  await t.step("tools/list passes through unchanged", async () => {
+    const answer = await gate.request("tools/list");
+    const names = answer.result.tools.map((tool: Message) => tool.name);
+    assert.deepEqual(names, ["hello", "write_file", "delete_file"]);
+  });
+
+  await t.step(
+    "an allowed call is forwarded and its answer returned",
+    async () => {
+      const answer = await gate.call("write_file", {
+        path: "notes/a.txt",
+        content: "hi",
+      });
+      assert.equal(answer.result.isError, undefined);
+      assert.equal(textOf(answer), "Wrote 2 bytes to notes/a.txt");
+      assert.equal(await Deno.readTextFile(`${ws.root}/notes/a.txt`), "hi");
+    },
+  );
+
+  await t.step(
+    "a denied call names the pattern and the rule, and does nothing",
+    async () => {
+      const answer = await gate.call("write_file", {
+        path: "secrets/key",
+        content: "SECRET-VALUE",
+      });
+      assert.equal(answer.result.isError, true);
+      assert.match(
+        textOf(answer),
+        /write:secrets\/key denied by write:secrets\/\*\*/,
+      );
+      assert.equal(await exists(`${ws.root}/secrets`), false);
+    },
+  );
+
+  await t.step("deny beats allow", async () => {
+    const answer = await gate.call("delete_file", { path: "tmp/x" });
+    assert.equal(answer.result.isError, true);
+    assert.match(textOf(answer), /delete:tmp\/x denied by delete:\*\*/);
+  });
+
+  await t.step(
+    "a probe answered isError goes back to the host; nothing runs",
+    async () => {
+      const answer = await gate.call("write_file", {
+        path: "../out.txt",
+        content: "x",
+      });
+      assert.equal(answer.result.isError, true);
+      assert.match(textOf(answer), /leaves the root/);
+      assert.equal(await exists(`${ws.dir}/out.txt`), false);
+    },
+  );
+
+  await t.step(
+    "an asked call is refused when the host cannot elicit, with how to allow it",
+    async () => {
+      const answer = await gate.call("write_file", {
+        path: "x.txt",
+        content: "x",
+      });
+      assert.equal(answer.result.isError, true);
+      const text = textOf(answer);
+      assert.match(text, /needs the user's approval/);
+      assert.match(text, /write:x\.txt \(no rule matches\)/);
+      assert.match(text, /allow: \["write:x\.txt"\]/);
+      const byRule = textOf(
+        await gate.call("write_file", { path: "drafts/d.md", content: "x" }),
+      );
+      assert.match(byRule, /asked by write:drafts\/\*\*/);
+      assert.match(
+        byRule,
+        /ask rule write:drafts\/\*\* must be removed or narrowed/,
+      );
+      assert.equal(await exists(`${ws.root}/x.txt`), false);
+    },
+  );
+
+  await t.step("an unprobed tool gets the unprobed decision", async () => {
+    const answer = await gate.call("hello", { name: "Ada" });
+    assert.equal(textOf(answer), "Hello, Ada!");
+  });
+
+  await t.step("the host's own probe passes untouched", async () => {
+    const answer = await gate.call(
+      "write_file",
+      { path: "secrets/key", content: "x" },
+      { "forge.permission_patterns": true },
+    );
+    assert.deepEqual(answer.result._meta["forge.patterns"], [
+      "write:secrets/key",
+    ]);
+    assert.equal(await exists(`${ws.root}/secrets`), false);
+  });
+
+  await t.step("approvals the host sends are stripped", async () => {
+    // An approval for the wrong pattern would make the server refuse; the
+    // gate replaces it with what the policy approved.
+    const answer = await gate.call(
+      "write_file",
+      { path: "notes/b.txt", content: "bb" },
+      { "forge.approved_patterns": ["write:secrets/key"] },
+    );
+    assert.equal(textOf(answer), "Wrote 2 bytes to notes/b.txt");
+  });
+
+  await t.step(
+    "the audit has one line per decided call and no argument value",
+    async () => {
+      const lines = (await Deno.readTextFile(ws.audit)).trim().split("\n");
+      const records = lines.map((line) => JSON.parse(line));
+      assert.deepEqual(
+        records.map((r) => [r.tool, r.decision, r.outcome, r.rule]),
+        [
+          ["write_file", "allow", "forwarded", "write:notes/**"],
+          ["write_file", "deny", "denied", "write:secrets/**"],
+          ["delete_file", "deny", "denied", "delete:**"],
+          ["write_file", "error", "probe-error", null],
+          ["write_file", "ask", "refused", null],
+          ["write_file", "ask", "refused", "write:drafts/**"],
+          ["hello", "allow", "forwarded", "unprobed"],
+          ["write_file", "allow", "forwarded", "write:notes/**"],
+        ],
+      );
+      assert.deepEqual(records[1].patterns, ["write:secrets/key"]);
+      for (const record of records) {
+        assert.deepEqual(
+          Object.keys(record),
+          [
+            "time",
+            "tool",
+            "patterns",
+            "decision",
+            "outcome",
+            "rule",
+            "elapsedMs",
+          ],
+        );
+        assert.equal(new Date(record.time).toISOString(), record.time);
+        assert.equal(typeof record.elapsedMs, "number");
+      }
+      const text = lines.join("\n");
+      for (const value of ["SECRET-VALUE", "Ada", 'hi"', "../out.txt"]) {
+        assert.equal(text.includes(value), false, `audit holds ${value}`);
+      }
+    },
+  );
+
+  await t.step("stdout carries JSON-RPC only", () => {
+    for (const message of gate.messages) assert.equal(message.jsonrpc, "2.0");
+  });
+
+  await t.step("host EOF closes the server and the gate exits 0", async () => {
+    const status = await gate.close();
+    assert.equal(status.code, 0);
+  });
+});
+
+Deno.test("gate asks a host that can elicit, and follows the answer", async (t) => {
+  await using ws = await workspace(POLICY);
+  await using gate = await startGateProcess(
+    ["--policy", ws.policyPath, "--audit", ws.audit],
+    HELLO_COMMAND,
+    { env: { HELLO_ROOT: ws.root }, capabilities: { elicitation: {} } },
+  );
+  let asked = 0;
+  async function answerNextElicitation(action: string): Promise<Message> {
+    const index = asked++;
+    const request = await gate.next((m) =>
+      m.method === "elicitation/create" &&
+      gate.messages.filter((x) => x.method === "elicitation/create")
+          .indexOf(m) === index
+    );
+    await gate.send({ jsonrpc: "2.0", id: request.id, result: { action } });
+    return request;
+  }
+
+  await t.step("accept forwards the call", async () => {
+    const answered = gate.call(
+      "write_file",
+      { path: "drafts/a.md", content: "# A" },
+      undefined,
+      "call-1",
+    );
+    const request = await answerNextElicitation("accept");
+    assert.match(request.id, /^forge-gate:/);
+    assert.match(request.params.message, /"write_file"/);
+    assert.match(
+      request.params.message,
+      /write:drafts\/a\.md: asked by write:drafts\/\*\*/,
+    );
+    assert.equal(request.params.requestedSchema.type, "object");
+    const answer = await answered;
+    assert.equal(textOf(answer), "Wrote 3 bytes to drafts/a.md");
+  });
+
+  await t.step("decline refuses", async () => {
+    const answered = gate.call("write_file", {
+      path: "drafts/b.md",
+      content: "b",
+    });
+    await answerNextElicitation("decline");
+    const answer = await answered;
+    assert.equal(answer.result.isError, true);
+    assert.match(
+      textOf(answer),
+      /The user declined this call of write_file \(write:drafts\/b\.md\)/,
+    );
+    assert.equal(await exists(`${ws.root}/drafts/b.md`), false);
+  });
+
+  await t.step("cancel refuses", async () => {
+    const answered = gate.call("write_file", {
+      path: "drafts/c.md",
+      content: "c",
+    });
+    await answerNextElicitation("cancel");
+    const answer = await answered;
+    assert.equal(answer.result.isError, true);
+    assert.match(textOf(answer), /did not approve/);
+  });
+
+  await t.step(
+    "cancelling the call cancels the elicitation and answers nothing",
+    async () => {
+      gate.call(
+        "write_file",
+        { path: "drafts/d.md", content: "d" },
+        undefined,
+        "doomed",
+      ).catch(() => {});
+      const index = asked++;
+      const request = await gate.next((m) =>
+        m.method === "elicitation/create" &&
+        gate.messages.filter((x) => x.method === "elicitation/create").indexOf(
+            m,
+          ) === index
+      );
+      await gate.send({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: "doomed", reason: "user pressed stop" },
+      });
+      const cancel = await gate.next((m) =>
+        m.method === "notifications/cancelled" &&
+        m.params.requestId === request.id
+      );
+      assert.equal(cancel.params.reason, "user pressed stop");
+      // A late answer to the cancelled elicitation changes nothing.
+      await gate.send({
+        jsonrpc: "2.0",
+        id: request.id,
+        result: { action: "accept" },
+      });
+      const after = await gate.call("hello", { name: "x" });
+      assert.equal(textOf(after), "Hello, x!");
+      assert.equal(gate.messages.some((m) => m.id === "doomed"), false);
+      assert.equal(await exists(`${ws.root}/drafts/d.md`), false);
+    },
+  );
+
+  await t.step("the audit records each outcome", async () => {
+    await gate.close();
+    const records = (await Deno.readTextFile(ws.audit)).trim().split("\n")
+      .map((line) => JSON.parse(line));
+    assert.deepEqual(
+      records.map((r) => r.outcome),
+      ["approved", "declined", "refused", "cancelled", "forwarded"],
+    );
+  });
+});
+
+Deno.test("gate keeps ids straight and sends the approved patterns", async (t) => {
+  await using ws = await workspace(
+    `allow: ["x-fake:**", "write:**"]\nunprobed: allow\n`,
+  );
+  await using gate = await startGateProcess(
+    ["--policy", ws.policyPath],
+    FAKE_COMMAND,
+  );
+
+  await t.step(
+    "a call of a tool not yet listed is probed (the gate lists the tools itself)",
+    async () => {
+      const answer = await gate.call("probed", { patterns: ["write:a"] });
+      assert.deepEqual(JSON.parse(textOf(answer)), {
+        "forge.approved_patterns": ["x-fake:always", "write:a"],
+      });
+    },
+  );
+
+  await t.step(
+    "host ids in the gate's own id space do not collide",
+    async () => {
+      const [a, b] = await Promise.all([
+        gate.call(
+          "probed",
+          { patterns: ["write:b"] },
+          undefined,
+          "forge-gate:1",
+        ),
+        gate.call("plain", {}, undefined, "forge-gate:2"),
+      ]);
+      assert.equal(a.id, "forge-gate:1");
+      assert.deepEqual(JSON.parse(textOf(a))["forge.approved_patterns"], [
+        "x-fake:always",
+        "write:b",
+      ]);
+      assert.equal(b.id, "forge-gate:2");
+      assert.deepEqual(JSON.parse(textOf(b)), {});
+      const numeric = await gate.call("plain", {}, undefined, 1);
+      assert.equal(numeric.id, 1);
+      const seen = JSON.parse(textOf(await gate.call("seen")))
+        .seen as unknown[];
+      // Numbers pass as they are; strings the gate owns are rewritten.
+      assert.ok(seen.includes(1));
+      assert.equal(seen.filter((id) => id === "forge-gate:1").length, 1); // the gate's own first request
+    },
+  );
+
+  await t.step(
+    "a server request under a gate-owned id reaches the host rewritten and its answer gets back",
+    async () => {
+      const answered = gate.call("ask_host", {}, undefined, 77);
+      const request = await gate.next((m) => m.method === "roots/list");
+      assert.notEqual(request.id, "forge-gate:1");
+      await gate.send({
+        jsonrpc: "2.0",
+        id: request.id,
+        result: { roots: [{ uri: "file:///r" }] },
+      });
+      const answer = await answered;
+      const got = JSON.parse(textOf(answer));
+      assert.equal(got.id, "forge-gate:1");
+      assert.deepEqual(got.result.roots, [{ uri: "file:///r" }]);
+    },
+  );
+
+  await t.step(
+    "an unprobed call carries no approvals, and a smuggled one is stripped",
+    async () => {
+      const answer = await gate.call("plain", {}, {
+        "forge.approved_patterns": ["write:anything"],
+        progressToken: "p1",
+      });
+      assert.deepEqual(JSON.parse(textOf(answer)), { progressToken: "p1" });
+    },
+  );
+
+  await t.step(
+    "cancelling a call waiting on its probe cancels the probe",
+    async () => {
+      gate.call("wait", {}, undefined, "w1").catch(() => {});
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await gate.send({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: "w1" },
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const { cancelled } = JSON.parse(textOf(await gate.call("seen")));
+      assert.equal(cancelled.length, 1);
+      assert.match(cancelled[0], /^forge-gate:\d+$/);
+      assert.equal(gate.messages.some((m) => m.id === "w1"), false);
+    },
+  );
+
+  await t.step("unknown methods and notifications pass both ways", async () => {
+    const answer = await gate.request("resources/list");
+    assert.equal(answer.error.code, -32601);
+  });
+});
+
+Deno.test("gate answers pending calls when the server crashes, and exits non-zero", async () => {
+  await using ws = await workspace(`unprobed: allow\n`);
+  await using gate = await startGateProcess(
+    ["--policy", ws.policyPath],
+    FAKE_COMMAND,
+  );
+  await gate.request("tools/list");
+  const pending = gate.call("wait", { patterns: [] }, {
+    "forge.permission_patterns": true,
+  }, "p");
+  const crash = await gate.call("crash", {}, undefined, "c");
+  assert.equal(crash.error.code, -32000);
+  assert.match(crash.error.message, /exited with status 3/);
+  assert.equal((await pending).error.code, -32000);
+  const status = await gate.close();
+  assert.equal(status.code, 3);
+  assert.match(gate.stderr(), /forge gate: the server exited with status 3/);
+});
