@@ -239,8 +239,6 @@ const URL_ELICITATION_REQUIRED = -32042;
 
 /** -32042, whose `data` carries the elicitations the client should show. */
 class UrlElicitationRequired extends ProtocolError {
-  readonly data: { elicitations: UrlElicitationParams[] };
-
   constructor(elicitations: UrlElicitationParams[]) {
     super(
       URL_ELICITATION_REQUIRED,
@@ -248,7 +246,12 @@ class UrlElicitationRequired extends ProtocolError {
         elicitations.map((e) => e.message).join("; ")
       }`,
     );
-    this.data = { elicitations };
+    // Defined, not declared: whether or not ProtocolError has a `data` field
+    // of its own, the session answers with this one.
+    Object.defineProperty(this, "data", {
+      value: { elicitations },
+      enumerable: true,
+    });
   }
 }
 
