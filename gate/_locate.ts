@@ -30,7 +30,17 @@ export function locateField(
   }
   const index = path[1];
   const item = items[index];
-  if (typeof item !== "string") return placeOf(text, keyAt);
+  if (typeof item !== "string") {
+    // A number, boolean or null is written as JSON writes it, in every format.
+    const spelling = JSON.stringify(item);
+    if (spelling === undefined || typeof item === "object" && item !== null) {
+      return placeOf(text, keyAt);
+    }
+    let copiesOf = 0;
+    for (let i = 0; i < index; i++) if (items[i] === item) copiesOf++;
+    const at = findSpelling(text, keyAt, spelling, copiesOf);
+    return placeOf(text, at === -1 ? keyAt : at);
+  }
   // The same rule may be written twice; count the earlier copies.
   let copies = 0;
   for (let i = 0; i < index; i++) if (items[i] === item) copies++;
@@ -65,7 +75,7 @@ function findItem(
   copies: number,
 ): { start: number; verbatim: boolean } | undefined {
   const quoted = JSON.stringify(item);
-  const candidates: { spelling: string; inner: number; verbatim: boolean }[] = [
+  const candidates = [
     { spelling: quoted, inner: 1, verbatim: quoted === `"${item}"` },
     {
       spelling: `'${item.replaceAll("'", "''")}'`,
@@ -74,25 +84,11 @@ function findItem(
     },
     { spelling: item, inner: 0, verbatim: true },
   ];
+  // The quoted spellings come first: a plain match could be inside another
+  // rule.
   for (const { spelling, inner, verbatim } of candidates) {
-    let best: { start: number; verbatim: boolean } | undefined;
-    let at = from;
-    let seen = 0;
-    for (;;) {
-      at = text.indexOf(spelling, at);
-      if (at === -1) break;
-      if (!inComment(text, at)) {
-        if (seen === copies) {
-          best = { start: at + inner, verbatim };
-          break;
-        }
-        seen++;
-      }
-      at += spelling.length;
-    }
-    // The quoted spellings come first: a plain match could be inside
-    // another rule.
-    if (best !== undefined) return best;
+    const at = findSpelling(text, from, spelling, copies);
+    if (at !== -1) return { start: at + inner, verbatim };
   }
   return undefined;
 }
@@ -111,6 +107,25 @@ function inComment(text: string, offset: number): boolean {
     else if (c === "#" || (c === "/" && before[i + 1] === "/")) return true;
   }
   return false;
+}
+
+function findSpelling(
+  text: string,
+  from: number,
+  spelling: string,
+  copies: number,
+): number {
+  let at = from;
+  let seen = 0;
+  for (;;) {
+    at = text.indexOf(spelling, at);
+    if (at === -1) return -1;
+    if (!inComment(text, at)) {
+      if (seen === copies) return at;
+      seen++;
+    }
+    at += spelling.length;
+  }
 }
 
 function firstContent(text: string): Place {

@@ -129,6 +129,7 @@ function located(message: string, line: number, column: number): Error {
 
 /** `file:line:column: message` for content, `file: message` for the rest. */
 function describe(error: ConfigError): string {
+  if (error.kind === "missing") return `file not found: ${error.path}`;
   const [first] = error.diagnostics;
   if (first !== undefined) {
     return `${error.path}:${first.line}:${first.column}: ${first.message}`;

@@ -211,3 +211,32 @@ export async function writeAtomic(path: string, text: string): Promise<void> {
   await Deno.writeTextFile(temporary, text);
   await Deno.rename(temporary, path);
 }
+
+/** The ids of the live processes whose parent is `pid` (Linux /proc). */
+export async function childrenOf(pid: number): Promise<number[]> {
+  const found: number[] = [];
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`);
+      // pid (comm) state ppid …; comm may hold spaces, so split after ")".
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[1]) === pid && fields[0] !== "Z") {
+        found.push(Number(entry.name));
+      }
+    } catch {
+      // The process exited while we looked.
+    }
+  }
+  return found;
+}
+
+/** Whether process `pid` is alive (not a zombie). */
+export async function alive(pid: number): Promise<boolean> {
+  try {
+    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}

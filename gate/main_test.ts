@@ -1,0 +1,194 @@
+// The gate's command line and lifecycle, as real processes.
+
+import assert from "node:assert/strict";
+import {
+  alive,
+  childrenOf,
+  HELLO_COMMAND,
+  startGateProcess,
+  textOf,
+  writeAtomic,
+} from "./testdata/gate_session.ts";
+
+const MAIN = new URL("./main.ts", import.meta.url).pathname;
+
+async function runGate(args: string[]) {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, ...args],
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return {
+    code: output.code,
+    stdout: new TextDecoder().decode(output.stdout),
+    stderr: new TextDecoder().decode(output.stderr),
+  };
+}
+
+Deno.test("gate/main.ts refuses a bad command line with exit 2", async (t) => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await t.step("without --policy", async () => {
+      const result = await runGate(["--", "true"]);
+      assert.equal(result.code, 2);
+      assert.match(result.stderr, /Missing --policy: expected --policy FILE/);
+      assert.match(result.stderr, /Usage:/);
+      assert.equal(result.stdout, "");
+    });
+    await t.step("without a server command", async () => {
+      const result = await runGate(["--policy", `${dir}/p.yaml`]);
+      assert.equal(result.code, 2);
+      assert.match(result.stderr, /Missing the server command/);
+    });
+    await t.step("with a missing policy file", async () => {
+      const result = await runGate([
+        "--policy",
+        `${dir}/nope.yaml`,
+        "--",
+        "true",
+      ]);
+      assert.equal(result.code, 2);
+      assert.match(
+        result.stderr,
+        /forge gate: Cannot load the policy: file not found: .*nope\.yaml\n/,
+      );
+    });
+    await t.step(
+      "with an invalid policy file, naming file:line:column",
+      async () => {
+        const path = `${dir}/bad.yaml`;
+        await Deno.writeTextFile(
+          path,
+          'allow: ["read:**"]\ndeny:\n  - "write:a"\n  - "WRITE:b"\n',
+        );
+        const result = await runGate(["--policy", path, "--", "true"]);
+        assert.equal(result.code, 2);
+        assert.match(
+          result.stderr,
+          new RegExp(`${path}:4:6: deny\\[1\\]: unknown verb "WRITE"`),
+        );
+      },
+    );
+    await t.step("with a server that cannot start", async () => {
+      const path = `${dir}/ok.yaml`;
+      await Deno.writeTextFile(path, "unprobed: deny\n");
+      const result = await runGate(["--policy", path, "--", "/no/such/server"]);
+      assert.equal(result.code, 2);
+      assert.match(
+        result.stderr,
+        /Cannot start the server: command not found: \/no\/such\/server/,
+      );
+    });
+    await t.step("--help prints the usage and exits 0", async () => {
+      const result = await runGate(["--help"]);
+      assert.equal(result.code, 0);
+      assert.match(result.stderr, /Usage:/);
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("gate follows an atomic rewrite of its policy file, and keeps the last good one when the rewrite is invalid", async () => {
+  const dir = await Deno.makeTempDir();
+  const root = `${dir}/root`;
+  await Deno.mkdir(root);
+  const policy = `${dir}/policy.json`;
+  await Deno.writeTextFile(policy, '{ "deny": ["write:**"] }\n');
+  try {
+    await using gate = await startGateProcess(
+      ["--policy", policy],
+      HELLO_COMMAND,
+      {
+        env: { HELLO_ROOT: root },
+      },
+    );
+    const write = () =>
+      gate.call("write_file", { path: "a.txt", content: "a" });
+    assert.equal((await write()).result.isError, true);
+
+    await writeAtomic(policy, '{ "allow": ["write:**"] }\n');
+    await gate.waitStderr(
+      /policy reloaded from .*policy\.json: 1 allow, 0 ask, 0 deny rules/,
+    );
+    assert.equal(textOf(await write()), "Wrote 1 byte to a.txt");
+
+    await writeAtomic(
+      policy,
+      '{\n  "allow": ["write:**"],\n  "deny": [42]\n}\n',
+    );
+    await gate.waitStderr(
+      /policy\.json:3:12: deny\[0\]: expected a rule string, got number \(keeping the last good policy\)/,
+    );
+    assert.equal(textOf(await write()), "Wrote 1 byte to a.txt");
+
+    await writeAtomic(policy, '{ "allow": ["write:**"], }\n');
+    await gate.waitStderr(
+      /policy\.json:1:\d+: .*\(keeping the last good policy\)/,
+    );
+    assert.equal(textOf(await write()), "Wrote 1 byte to a.txt");
+    assert.equal((await gate.close()).code, 0);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("gate stops both processes on SIGTERM", async () => {
+  const dir = await Deno.makeTempDir();
+  const policy = `${dir}/policy.toml`;
+  await Deno.writeTextFile(
+    policy,
+    'allow = ["write:**"]\nunprobed = "allow"\n',
+  );
+  try {
+    await using gate = await startGateProcess(
+      ["--policy", policy],
+      HELLO_COMMAND,
+      {
+        env: { HELLO_ROOT: dir },
+      },
+    );
+    assert.equal(textOf(await gate.call("hello", { name: "T" })), "Hello, T!");
+    const [server] = await childrenOf(gate.child.pid);
+    assert.ok(server !== undefined && await alive(server), "no server process");
+    gate.child.kill("SIGTERM");
+    const status = await gate.child.status;
+    assert.equal(status.code, 0, gate.stderr());
+    assert.equal(await alive(server), false, "the server outlived the gate");
+    await gate.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("gate answers calls still in flight at host EOF before exiting", async () => {
+  const dir = await Deno.makeTempDir();
+  const policy = `${dir}/policy.yaml`;
+  await Deno.writeTextFile(policy, 'allow: ["write:**"]\n');
+  try {
+    await using gate = await startGateProcess(
+      ["--policy", policy],
+      HELLO_COMMAND,
+      {
+        env: { HELLO_ROOT: dir },
+      },
+    );
+    await gate.send({
+      jsonrpc: "2.0",
+      id: 9,
+      method: "tools/call",
+      params: {
+        name: "write_file",
+        arguments: { path: "late.txt", content: "z" },
+      },
+    });
+    const status = await gate.close();
+    assert.equal(status.code, 0);
+    const answer = gate.messages.find((m) => m.id === 9);
+    assert.equal(textOf(answer!), "Wrote 1 byte to late.txt");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
