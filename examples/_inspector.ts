@@ -19,11 +19,24 @@ export async function denoDir(): Promise<string> {
   return JSON.parse(new TextDecoder().decode(stdout)).denoDir;
 }
 
+/** Options for {@linkcode inspect}. */
+export interface InspectOptions {
+  /**
+   * The exit status the run must end with: the Inspector exits 5 after
+   * printing a result that is `isError`.
+   *
+   * @default {0}
+   */
+  exitCode?: number;
+}
+
 /** Runs the Inspector CLI against `target` (a command line or a URL) and parses its JSON output. */
 export async function inspect(
   target: string[],
-  options: string[],
+  args: string[],
+  options: InspectOptions = {},
 ): Promise<unknown> {
+  const exitCode = options.exitCode ?? 0;
   const home = await Deno.makeTempDir({ prefix: "inspector-home-" });
   try {
     const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
@@ -34,7 +47,7 @@ export async function inspect(
         TOOLS_CONFIG,
         INSPECTOR,
         "--cli",
-        ...options,
+        ...args,
         "--",
         ...target,
       ],
@@ -45,8 +58,10 @@ export async function inspect(
     const out = new TextDecoder().decode(stdout);
     assert.equal(
       code,
-      0,
-      `inspector exited ${code}:\n${out}\n${new TextDecoder().decode(stderr)}`,
+      exitCode,
+      `inspector exited ${code}, expected ${exitCode}:\n${out}\n${
+        new TextDecoder().decode(stderr)
+      }`,
     );
     return JSON.parse(out);
   } finally {
