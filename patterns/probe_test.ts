@@ -33,6 +33,7 @@ function fakeContext(meta: Record<string, unknown> = {}): ToolContext {
     sample: () => Promise.reject(new Error("no sampling in this test")),
     elicit: () => Promise.reject(new Error("no elicitation in this test")),
     roots: () => Promise.reject(new Error("no roots in this test")),
+    urlElicitationRequired: () => new Error("no elicitation in this test"),
   };
 }
 
