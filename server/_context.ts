@@ -6,6 +6,7 @@ import { isRecord, jsonType } from "../_util/json_type.ts";
 import { ProtocolError } from "../jsonrpc/errors.ts";
 import { type Connection, LOG_LEVELS } from "./_connection.ts";
 import type {
+  AuthInfo,
   ElicitationParams,
   ElicitationResult,
   LogLevel,
@@ -69,6 +70,7 @@ export class CallContext implements ToolContext {
   readonly requestId: string | number;
   readonly sessionId: string | undefined;
   readonly toolName: string;
+  readonly auth: AuthInfo | undefined;
   readonly [CALL]: CallState;
 
   constructor(
@@ -82,6 +84,7 @@ export class CallContext implements ToolContext {
     this.requestId = extra.requestId;
     this.sessionId = extra.sessionId;
     this.toolName = toolName;
+    this.auth = extra.authInfo;
     this[CALL] = { connection, abort, extra, logger: undefined };
   }
 

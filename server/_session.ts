@@ -20,6 +20,7 @@ import { isRecord, jsonType } from "../_util/json_type.ts";
 import { LazyAbort } from "../_util/abort.ts";
 import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
 import { isThenable } from "../_util/thenable.ts";
+import type { AuthInfo } from "./context.ts";
 
 /** The newest protocol version, answered when the client asks for one this server does not know. */
 export const LATEST_PROTOCOL_VERSION = "2025-11-25";
@@ -46,6 +47,8 @@ export interface RequestExtra {
   requestId: JsonRpcId;
   /** The transport's session id, if it has sessions. */
   sessionId: string | undefined;
+  /** The request's verified access token, on HTTP behind `oauthResource`. */
+  readonly authInfo?: AuthInfo;
   /** Sends a notification tied to this request (on HTTP: on its stream). */
   sendNotification: (
     notification: { method: string; params: Record<string, unknown> },
@@ -100,6 +103,8 @@ export class Session<C = unknown> {
   #closed = false;
   /** Set once `initialize` has been answered: until then only `ping` is served. */
   #initialized = false;
+  /** The verified token of the message being received, for its `Extra`. */
+  authInfo: AuthInfo | undefined;
 
   constructor(transport: McpTransport, options: SessionOptions<C>) {
     this.#transport = transport;
@@ -118,7 +123,13 @@ export class Session<C = unknown> {
     const { onmessage, onclose, onerror } = transport;
     transport.onmessage = (message, extra) => {
       onmessage?.(message, extra);
-      this.#receive(message);
+      // Per message, not per session: a client may send a new token any time.
+      this.authInfo = extra?.authInfo as AuthInfo | undefined;
+      try {
+        this.#receive(message);
+      } finally {
+        this.authInfo = undefined;
+      }
     };
     transport.onclose = () => {
       onclose?.();
@@ -368,6 +379,7 @@ export class Session<C = unknown> {
 /** A request's `extra`: one object, methods on the prototype, the signal made on demand. */
 class Extra<C> implements RequestExtra {
   readonly requestId: JsonRpcId;
+  readonly authInfo: AuthInfo | undefined;
   readonly #session: Session<C>;
   readonly #abort: LazyAbort;
 
@@ -378,6 +390,8 @@ class Extra<C> implements RequestExtra {
   ) {
     this.#session = session;
     this.requestId = requestId;
+    // Made while its message is received (synchronously), so this is its token.
+    this.authInfo = session.authInfo;
     this.#abort = abort;
   }
 

@@ -44,6 +44,7 @@ export type {
   ToolHandler,
 } from "./tool.ts";
 export type {
+  AuthInfo,
   ElicitationParams,
   ElicitationResult,
   LogLevel,
