@@ -417,6 +417,46 @@ Deno.test("gate keeps ids straight and sends the approved patterns", async (t) =
     },
   );
 
+  await t.step(
+    "progress passes to the host under the host's token",
+    async () => {
+      const answer = await gate.call("progress", {}, { progressToken: "tok" });
+      assert.equal(answer.error, undefined);
+      const progress = await gate.next((m) =>
+        m.method === "notifications/progress"
+      );
+      assert.deepEqual(progress.params, {
+        progressToken: "tok",
+        progress: 1,
+        total: 2,
+      });
+    },
+  );
+
+  await t.step(
+    "a malformed line is answered and the gate keeps serving",
+    async () => {
+      await gate.sendRaw("{not json\n");
+      const parseError = await gate.next((m) => m.error?.code === -32700);
+      assert.equal(parseError.id, null);
+      assert.equal((await gate.call("plain")).error, undefined);
+    },
+  );
+
+  await t.step(
+    "tools/list_changed makes the gate learn the tools again",
+    async () => {
+      const before = await gate.call("plain", {}, undefined, "before");
+      assert.deepEqual(JSON.parse(textOf(before)), {});
+      await gate.call("flip");
+      await gate.next((m) => m.method === "notifications/tools/list_changed");
+      const after = await gate.call("plain", { patterns: ["write:z"] });
+      assert.deepEqual(JSON.parse(textOf(after)), {
+        "forge.approved_patterns": ["x-fake:always", "write:z"],
+      });
+    },
+  );
+
   await t.step("unknown methods and notifications pass both ways", async () => {
     const answer = await gate.request("resources/list");
     assert.equal(answer.error.code, -32601);

@@ -34,8 +34,7 @@
  * const reader = answers.readable.pipeThrough(new TextDecoderStream()).getReader();
  * console.log((await reader.read()).value); // the server's initialize answer
  * await writer.close(); // host EOF: the gate closes the server's stdin and ends
- * reader.releaseLock();
- * await answers.readable.cancel();
+ * await reader.cancel();
  * console.log(await gate.finished); // 0
  * ```
  *

@@ -5,7 +5,9 @@
 // host a roots/list request under the id "forge-gate:1" and answers with
 // the host's answer), "crash" (exits with status 3), "wait" (answers only
 // when cancelled... never: it records the cancellation instead), "seen"
-// (answers every request id and cancellation it received).
+// (answers every request id and cancellation it received), "progress"
+// (sends one progress notification first), "flip" (makes "plain" a probed
+// tool and sends notifications/tools/list_changed).
 // Each real call answers the JSON of the `_meta` it received.
 
 const encoder = new TextEncoder();
@@ -17,7 +19,7 @@ function send(message: unknown): void {
   Deno.stdout.writeSync(encoder.encode(JSON.stringify(message) + "\n"));
 }
 
-const tools = [
+const tools: { name: string; inputSchema: unknown; _meta?: unknown }[] = [
   {
     name: "probed",
     inputSchema: { type: "object" },
@@ -32,6 +34,8 @@ const tools = [
     _meta: { "forge.supports_permission_patterns": true },
   },
   { name: "seen", inputSchema: { type: "object" } },
+  { name: "progress", inputSchema: { type: "object" } },
+  { name: "flip", inputSchema: { type: "object" } },
 ];
 
 async function handle(message: Record<string, any>): Promise<void> {
@@ -76,6 +80,18 @@ async function handle(message: Record<string, any>): Promise<void> {
         });
       }
       if (name === "crash") Deno.exit(3);
+      if (name === "progress") {
+        send({
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: { progressToken: _meta.progressToken, progress: 1, total: 2 },
+        });
+      }
+      if (name === "flip") {
+        // "plain" starts answering probes; the host is told the list changed.
+        tools[1]._meta = { "forge.supports_permission_patterns": true };
+        send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+      }
       if (name === "wait") return;
       if (name === "seen") {
         return answer({

@@ -38,6 +38,8 @@ export interface GateSession extends AsyncDisposable {
   /** Waits for stderr to match. */
   waitStderr(pattern: RegExp, timeoutMs?: number): Promise<string>;
   send(message: Message): Promise<void>;
+  /** Writes raw bytes to the gate's stdin. */
+  sendRaw(text: string): Promise<void>;
   /** Sends a request under `id` (default: the next number) and waits for its answer. */
   request(method: string, params?: Message, id?: string | number): Promise<Message>;
   /** A `tools/call`. */
@@ -160,6 +162,7 @@ export async function startGateProcess(
         timeoutMs,
       ),
     send,
+    sendRaw: (text) => writer.write(ENCODER.encode(text)),
     request,
     call: (name, args = {}, meta, id) =>
       request("tools/call", {

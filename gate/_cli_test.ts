@@ -1,0 +1,65 @@
+import assert from "node:assert/strict";
+import { parseCommandLine, UsageError } from "./_cli.ts";
+
+Deno.test("parseCommandLine() reads the options and the command after --", () => {
+  assert.deepEqual(
+    parseCommandLine([
+      "--policy",
+      "p.yaml",
+      "--audit=a.jsonl",
+      "--",
+      "deno",
+      "run",
+      "--policy",
+      "x",
+    ]),
+    {
+      help: false,
+      policy: "p.yaml",
+      audit: "a.jsonl",
+      unprobed: undefined,
+      command: ["deno", "run", "--policy", "x"],
+    },
+  );
+  const line = parseCommandLine([
+    "--unprobed",
+    "deny",
+    "--policy=p.json",
+    "--",
+    "srv",
+  ]);
+  assert.equal(line.help === false && line.unprobed, "deny");
+  assert.deepEqual(parseCommandLine(["-h"]), { help: true });
+});
+
+Deno.test("parseCommandLine() refuses what it cannot run, saying what was expected", async (t) => {
+  const cases: [string[], RegExp][] = [
+    [["--", "srv"], /^Missing --policy: expected --policy FILE$/],
+    [
+      ["--policy", "p.yaml"],
+      /^Missing the server command: expected it after "--"/,
+    ],
+    [["--policy", "p.yaml", "--"], /^Missing the server command/],
+    [["--policy"], /^--policy needs a value/],
+    [["--policy", "--", "srv"], /^--policy needs a value/],
+    [["--policy", "a", "--policy", "b", "--", "s"], /^--policy given twice/],
+    [
+      ["--polcy", "a", "--", "s"],
+      /^Unknown option: --polcy: expected --policy/,
+    ],
+    [["srv"], /^Unexpected argument: srv: put the server command after "--"/],
+    [
+      ["--policy", "a", "--unprobed", "maybe", "--", "s"],
+      /^Invalid --unprobed: "maybe": expected allow, ask or deny$/,
+    ],
+  ];
+  for (const [args, message] of cases) {
+    await t.step(args.join(" "), () => {
+      assert.throws(() => parseCommandLine(args), (error: unknown) => {
+        assert.ok(error instanceof UsageError);
+        assert.match(error.message, message);
+        return true;
+      });
+    });
+  }
+});

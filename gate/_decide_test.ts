@@ -1,0 +1,86 @@
+import assert from "node:assert/strict";
+import { Policy } from "../policy/mod.ts";
+import { probedVerdict, unprobedVerdict } from "./_decide.ts";
+
+const POLICY = new Policy({
+  allow: ["read:**", "write:notes/**"],
+  ask: ["exec:git push **"],
+  deny: ["write:secrets/**"],
+});
+
+function verdict(patterns: string[]) {
+  return probedVerdict("tool", patterns, POLICY.evaluate(patterns));
+}
+
+Deno.test("probedVerdict() keeps Policy's decision and names the deciding rule", () => {
+  const allowed = verdict(["read:a", "write:notes/b"]);
+  assert.equal(allowed.decision, "allow");
+  assert.equal(allowed.rule, "read:**");
+  const denied = verdict(["read:a", "write:secrets/k", "write:secrets/j"]);
+  assert.equal(denied.decision, "deny");
+  assert.equal(denied.rule, "write:secrets/**");
+  assert.equal(
+    denied.denied,
+    "The gate's policy refuses this call of tool: write:secrets/k denied by write:secrets/**, write:secrets/j denied by write:secrets/**. Nothing was run.",
+  );
+  const unmatched = verdict(["net:https://x.dev"]);
+  assert.equal(unmatched.decision, "ask");
+  assert.equal(unmatched.rule, null);
+  assert.equal(verdict([]).decision, "allow");
+});
+
+Deno.test("probedVerdict()'s question names the tool and every pattern", () => {
+  const { question } = verdict(["read:a", "exec:git push origin", "write:x"]);
+  assert.equal(
+    question,
+    'Allow the tool "tool" to run with these permissions?\n' +
+      "- read:a: allowed by read:**\n" +
+      "- exec:git push origin: asked by exec:git push **\n" +
+      "- write:x: no rule matches",
+  );
+});
+
+Deno.test("probedVerdict()'s refusal says which patterns need approval and how to allow them", () => {
+  const { cannotAsk } = verdict([
+    "read:a",
+    "exec:git push origin",
+    "write:x",
+    "write:Bad/../x",
+  ]);
+  assert.match(
+    cannotAsk,
+    /cannot ask for it \(it did not declare the elicitation capability\)/,
+  );
+  assert.match(
+    cannotAsk,
+    /exec:git push origin \(asked by exec:git push \*\*\)/,
+  );
+  assert.match(cannotAsk, /write:x \(no rule matches\)/);
+  assert.doesNotMatch(cannotAsk, /read:a/);
+  assert.match(cannotAsk, /allow: \["write:x"\]/);
+  assert.match(
+    cannotAsk,
+    /ask rule exec:git push \*\* must be removed or narrowed/,
+  );
+  assert.match(cannotAsk, /not a canonical pattern/);
+});
+
+Deno.test("unprobedVerdict() decides by the setting and says how to change it", () => {
+  for (const decision of ["allow", "ask", "deny"] as const) {
+    const v = unprobedVerdict("hello", decision);
+    assert.equal(v.decision, decision);
+    assert.deepEqual(v.patterns, []);
+    assert.equal(v.rule, "unprobed");
+  }
+  const v = unprobedVerdict("hello", "ask");
+  assert.match(v.cannotAsk, /set "unprobed: allow"/);
+  assert.match(v.question, /"hello"/);
+  assert.match(
+    unprobedVerdict("hello", "deny").denied,
+    /unprobed setting is deny/,
+  );
+  assert.equal(
+    v.declined("decline"),
+    "The user declined this call of hello. Nothing was run.",
+  );
+});

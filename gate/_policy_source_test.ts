@@ -1,0 +1,92 @@
+import assert from "node:assert/strict";
+import { parsePolicyText, watchPolicy } from "./_policy_source.ts";
+import { writeAtomic } from "./testdata/gate_session.ts";
+
+function located(text: string, format: "json" | "jsonc" | "yaml" | "toml") {
+  try {
+    parsePolicyText(text, format);
+  } catch (error) {
+    const { line, column, message } = error as Error & {
+      line: number;
+      column: number;
+    };
+    return `${line}:${column}: ${message}`;
+  }
+  assert.fail("the text was accepted");
+}
+
+Deno.test("parsePolicyText() reads the four formats alike", () => {
+  const texts = {
+    json: '{ "allow": ["read:**"], "unprobed": "deny" }',
+    jsonc: '// mine\n{ "allow": ["read:**"], "unprobed": "deny", }',
+    yaml: "allow:\n  - read:**\nunprobed: deny\n",
+    toml: 'allow = ["read:**"]\nunprobed = "deny"\n',
+  } as const;
+  for (const [format, text] of Object.entries(texts)) {
+    const parsed = parsePolicyText(text, format as keyof typeof texts);
+    assert.deepEqual(parsed.rules.allow, ["read:**"], format);
+    assert.equal(parsed.unprobed, "deny", format);
+  }
+});
+
+Deno.test("parsePolicyText() places syntax and field errors at line:column", () => {
+  assert.match(located('{ "allow": ["read:**"],, }', "json"), /^1:\d+: /);
+  assert.equal(
+    located(
+      'allow = ["read:**"]\ndeny = ["read:a", "net:https://Example.com"]\n',
+      "toml",
+    ),
+    '2:32: deny[1]: "E" never appears in a canonical host: expected lowercase, such as "example" (in rule "net:https://Example.com")',
+  );
+  assert.equal(
+    located("  \n", "yaml"),
+    "1:1: the file is empty: expected allow, ask and deny lists and unprobed",
+  );
+});
+
+Deno.test("watchPolicy() loads, follows and refuses like the gate needs", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/p.yaml`;
+  const logged: string[] = [];
+  await Deno.writeTextFile(path, 'deny: ["read:**"]\n');
+  const source = await watchPolicy(path, {
+    unprobed: "ask",
+    log: (line) => logged.push(line),
+    debounceMs: 10,
+  });
+  try {
+    assert.equal(source.current().policy.evaluate(["read:a"]).decision, "deny");
+    assert.equal(source.current().unprobed, "ask");
+    await writeAtomic(path, 'allow: ["read:**"]\nunprobed: allow\n');
+    for (let i = 0; i < 200 && source.current().unprobed !== "allow"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal(
+      source.current().policy.evaluate(["read:a"]).decision,
+      "allow",
+    );
+    assert.equal(source.current().unprobed, "allow");
+    await writeAtomic(path, 'allow: ["read:**"]\nunprobed: sometimes\n');
+    for (
+      let i = 0;
+      i < 200 && !logged.some((l) => l.includes("sometimes"));
+      i++
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.ok(
+      logged.includes(
+        `${path}:2:1: unprobed: expected "allow", "ask" or "deny", got "sometimes" (keeping the last good policy)`,
+      ),
+      logged.join("\n"),
+    );
+    assert.equal(source.current().unprobed, "allow");
+  } finally {
+    await source.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+  await assert.rejects(
+    () => watchPolicy(`${dir}/policy.txt`, { unprobed: "ask", log: () => {} }),
+    /cannot tell the format from the file name: .*policy\.txt \(expected \.json, \.jsonc, \.yaml, \.yml or \.toml\)/,
+  );
+});

@@ -1,0 +1,145 @@
+import assert from "node:assert/strict";
+import * as gateEntry from "./mod.ts";
+import { Policy, startGate } from "./mod.ts";
+import { FAKE_COMMAND, HELLO_COMMAND } from "./testdata/gate_session.ts";
+
+const ENCODER = new TextEncoder();
+
+/** A host end of a gate started over a pair of streams. */
+function hostStreams() {
+  const toGate = new TransformStream<Uint8Array, Uint8Array>();
+  const fromGate = new TransformStream<Uint8Array, Uint8Array>();
+  const writer = toGate.writable.getWriter();
+  const lines = fromGate.readable.pipeThrough(new TextDecoderStream())
+    .getReader();
+  let buffer = "";
+  return {
+    readable: toGate.readable,
+    writable: fromGate.writable,
+    send: (message: unknown) =>
+      writer.write(ENCODER.encode(JSON.stringify(message) + "\n")),
+    end: () => writer.close(),
+    async next(): Promise<Record<string, unknown>> {
+      for (;;) {
+        const newline = buffer.indexOf("\n");
+        if (newline !== -1) {
+          const line = buffer.slice(0, newline);
+          buffer = buffer.slice(newline + 1);
+          return JSON.parse(line);
+        }
+        const { value, done } = await lines.read();
+        if (done) throw new Error("the gate closed its output");
+        buffer += value;
+      }
+    },
+    drain: () => lines.cancel(),
+  };
+}
+
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "t", version: "1" },
+  },
+};
+
+Deno.test("startGate() serves a host over a pair of streams with a Policy object", async () => {
+  const root = await Deno.makeTempDir();
+  const host = hostStreams();
+  const logged: string[] = [];
+  const gate = await startGate(HELLO_COMMAND, {
+    policy: new Policy({ allow: ["write:**"], deny: ["delete:**"] }),
+    unprobed: "deny",
+    readable: host.readable,
+    writable: host.writable,
+    env: { HELLO_ROOT: root },
+    log: (line) => logged.push(line),
+  });
+  try {
+    assert.equal(typeof gate.pid, "number");
+    await host.send(INITIALIZE);
+    assert.equal((await host.next()).id, 1);
+    await host.send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "hello", arguments: { name: "x" } },
+    });
+    const answer = await host.next() as { result: { isError?: boolean } };
+    assert.equal(answer.result.isError, true, "unprobed: deny refuses hello");
+    await host.end();
+    assert.equal(await gate.finished, 0);
+  } finally {
+    await host.drain();
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("startGate()'s close() stops the server and answers what is pending", async () => {
+  const host = hostStreams();
+  const gate = await startGate(FAKE_COMMAND, {
+    policy: new Policy({}),
+    readable: host.readable,
+    writable: host.writable,
+    graceMs: 100,
+  });
+  await host.send(INITIALIZE);
+  await host.next();
+  // A call whose probe never answers: close() must not wait for it.
+  await host.send({
+    jsonrpc: "2.0",
+    id: 2,
+    method: "tools/call",
+    params: { name: "wait", arguments: {} },
+  });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const closed = gate.close();
+  const answer = await host.next() as {
+    id: number;
+    error: { message: string };
+  };
+  assert.equal(answer.id, 2);
+  assert.equal(answer.error.message, "The gate is shutting down");
+  assert.equal(await closed, 0);
+  assert.equal(await gate.finished, 0);
+  await host.drain();
+});
+
+Deno.test("startGate() refuses wrong options with TypeError or RangeError", async () => {
+  const policy = new Policy({});
+  await assert.rejects(
+    () => startGate([], { policy }),
+    TypeError,
+    "expected the server command as a non-empty array of strings",
+  );
+  await assert.rejects(
+    // @ts-expect-error: the wrong shape on purpose
+    () => startGate(["x"], { policy: 42 }),
+    TypeError,
+    "policy must be a file path or a Policy",
+  );
+  await assert.rejects(
+    // @ts-expect-error: the wrong value on purpose
+    () => startGate(["x"], { policy, unprobed: "maybe" }),
+    TypeError,
+    'unprobed must be "allow", "ask" or "deny", got "maybe"',
+  );
+  await assert.rejects(
+    () => startGate(["x"], { policy, graceMs: -1 }),
+    RangeError,
+  );
+  await assert.rejects(
+    () => startGate(["/no/such/program"], { policy }),
+    /Cannot start the server: command not found: \/no\/such\/program/,
+  );
+});
+
+Deno.test("@forge/toolkit/gate exports at most 40 names", () => {
+  const names = Object.keys(gateEntry);
+  assert.ok(names.length <= 40, `${names.length} names`);
+  assert.ok(names.includes("startGate"));
+});

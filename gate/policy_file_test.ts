@@ -1,0 +1,87 @@
+import assert from "node:assert/strict";
+import { GatePolicyError, parseGatePolicy } from "./policy_file.ts";
+
+function problemOf(value: unknown): GatePolicyError {
+  try {
+    parseGatePolicy(value);
+  } catch (error) {
+    assert.ok(error instanceof GatePolicyError, String(error));
+    return error;
+  }
+  assert.fail("parseGatePolicy() accepted the value");
+}
+
+Deno.test("parseGatePolicy() builds the Policy and keeps the lists and unprobed", () => {
+  const gatePolicy = parseGatePolicy({
+    allow: ["read:**", "write:notes/**"],
+    ask: ["exec:git push **"],
+    deny: ["write:secrets/**", "delete:**"],
+    unprobed: "deny",
+  });
+  assert.equal(gatePolicy.unprobed, "deny");
+  assert.deepEqual(gatePolicy.rules.ask, ["exec:git push **"]);
+  const { policy } = gatePolicy;
+  assert.equal(policy.evaluate(["read:a", "write:notes/b"]).decision, "allow");
+  assert.equal(policy.evaluate(["exec:git push origin"]).decision, "ask");
+  assert.equal(policy.evaluate(["write:secrets/k"]).decision, "deny");
+  assert.equal(policy.evaluate(["net:https://x.dev"]).decision, "ask");
+});
+
+Deno.test("parseGatePolicy() takes missing lists as empty and unprobed as unset", () => {
+  const gatePolicy = parseGatePolicy({});
+  assert.deepEqual(gatePolicy.rules, { allow: [], ask: [], deny: [] });
+  assert.equal(gatePolicy.unprobed, undefined);
+  // YAML's `allow:` with nothing after it is null.
+  assert.deepEqual(parseGatePolicy({ allow: null }).rules.allow, []);
+});
+
+Deno.test("parseGatePolicy() names each wrong field", async (t) => {
+  await t.step("not an object", () => {
+    const error = problemOf(["read:**"]);
+    assert.deepEqual(error.path, []);
+    assert.match(error.message, /expected an object .*, got an array/);
+    assert.match(
+      problemOf(undefined).message,
+      /got nothing \(the file is empty\)/,
+    );
+  });
+  await t.step("an unknown key, with a suggestion", () => {
+    const error = problemOf({ alow: [] });
+    assert.deepEqual(error.path, ["alow"]);
+    assert.equal(
+      error.message,
+      'alow: unknown key: expected allow, ask, deny or unprobed (did you mean "allow"?)',
+    );
+    assert.match(problemOf({ Deny: [] }).message, /did you mean "deny"/);
+    assert.doesNotMatch(problemOf({ rules: [] }).message, /did you mean/);
+  });
+  await t.step("a list that is a string", () => {
+    const error = problemOf({ deny: "delete:**" });
+    assert.deepEqual(error.path, ["deny"]);
+    assert.equal(
+      error.message,
+      'deny: expected a list of rule strings, got string (write deny: ["delete:**"])',
+    );
+  });
+  await t.step("a rule that is not a string", () => {
+    const error = problemOf({ ask: ["read:a", 7] });
+    assert.deepEqual(error.path, ["ask", 1]);
+    assert.equal(error.message, "ask[1]: expected a rule string, got number");
+  });
+  await t.step("a rule that breaks the grammar, with its column", () => {
+    const error = problemOf({ allow: ["read:**", "WRITE:a"] });
+    assert.deepEqual(error.path, ["allow", 1]);
+    assert.equal(error.column, 1);
+    assert.match(error.message, /^allow\[1\]: unknown verb "WRITE"/);
+    assert.match(error.message, /\(in rule "WRITE:a"\)$/);
+  });
+  await t.step("unprobed outside allow, ask and deny", () => {
+    const error = problemOf({ unprobed: "maybe" });
+    assert.deepEqual(error.path, ["unprobed"]);
+    assert.equal(
+      error.message,
+      'unprobed: expected "allow", "ask" or "deny", got "maybe"',
+    );
+    assert.match(problemOf({ unprobed: true }).message, /got boolean/);
+  });
+});
