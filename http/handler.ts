@@ -12,6 +12,7 @@ import { bearerAuth, type HttpAuth } from "./bearer_auth.ts";
 import { bodyLimit, type BodyLimitOptions } from "./body_limit.ts";
 import { hostGuard, type HostGuardOptions } from "./host_guard.ts";
 import { sessions, type SessionsOptions } from "./sessions.ts";
+import { statelessHttp } from "./_stateless.ts";
 import { notFound, shuttingDown } from "./_response.ts";
 
 /**
@@ -102,6 +103,8 @@ export function createHttpHandler(
   options: HttpOptions = {},
 ): HttpHandler {
   const mcp = sessions(host, options);
+  // 2026-07-28 requests need no session: served before the sessions layer sees them.
+  const stateless = statelessHttp(host, options);
   const path = options.path ?? "/mcp";
   const layers: HttpLayer[] = [];
   if (options.dnsRebindingProtection !== false) {
@@ -130,13 +133,16 @@ export function createHttpHandler(
     // sessions layer past layers that hand on a new Request.
     const chain = layers.reduceRight<(request: Request) => Promise<Response>>(
       (next, layer) => (request) => layer(request, next),
-      (request) => mcp(request, outside, info),
+      (request) => stateless(request, (rest) => mcp(rest, outside, info)),
     );
     return await chain(request);
   }) as HttpHandler;
   Object.defineProperties(handler, {
     sessionCount: { get: () => mcp.sessionCount, enumerable: true },
-    close: { value: () => (closing ??= mcp.close()), enumerable: true },
+    close: {
+      value: () => (closing ??= mcp.close().then(() => stateless.close())),
+      enumerable: true,
+    },
   });
   return handler;
 }

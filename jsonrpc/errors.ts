@@ -29,9 +29,34 @@ export const RPC_ERROR = {
   INTERNAL_ERROR: -32603,
   CONNECTION_CLOSED: -32000,
   REQUEST_TIMEOUT: -32001,
-  /** MCP's code for a resource that does not exist (2025-11-25). */
+  /** MCP's code for a resource that does not exist (2025-11-25; 2026-07-28 uses -32602). */
   RESOURCE_NOT_FOUND: -32002,
+  /** 2026-07-28: an HTTP header disagrees with the body, or a required one is missing. */
+  HEADER_MISMATCH: -32020,
+  /** 2026-07-28: the request needs a client capability its `_meta` did not declare. */
+  MISSING_CLIENT_CAPABILITY: -32021,
+  /** 2026-07-28: the request's protocol version is not one this server speaks. */
+  UNSUPPORTED_PROTOCOL_VERSION: -32022,
 } as const;
+
+/**
+ * Options for {@linkcode ProtocolError}.
+ *
+ * @example
+ * ```ts
+ * import type { ProtocolErrorOptions } from "@forge/toolkit/jsonrpc";
+ *
+ * const options: ProtocolErrorOptions = { data: { uri: "notes://missing" } };
+ * ```
+ */
+export interface ProtocolErrorOptions {
+  /**
+   * The error's `data`, sent to the client as it is.
+   *
+   * @default {undefined}
+   */
+  data?: unknown;
+}
 
 /**
  * A JSON-RPC error: thrown from a resource or prompt callback (or by the
@@ -49,15 +74,23 @@ export const RPC_ERROR = {
 export class ProtocolError extends Error {
   /** The JSON-RPC error code. */
   readonly code: number;
+  /** The error's `data`, if any. */
+  readonly data: unknown;
   /**
    * Creates the error.
    *
    * @param code The JSON-RPC error code.
    * @param message What went wrong.
+   * @param options The error's `data`.
    */
-  constructor(code: number, message: string) {
+  constructor(
+    code: number,
+    message: string,
+    options: ProtocolErrorOptions = {},
+  ) {
     super(message);
     this.name = "ProtocolError";
     this.code = code;
+    this.data = options.data;
   }
 }

@@ -41,3 +41,4 @@ export type {
   TransportSendOptions,
 } from "./types.ts";
 export { ProtocolError, RPC_ERROR } from "./errors.ts";
+export type { ProtocolErrorOptions } from "./errors.ts";

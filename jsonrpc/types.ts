@@ -112,6 +112,13 @@ export interface McpTransport {
    * server serves requests without one.
    */
   stateless?: boolean;
+  /**
+   * Set by a transport whose peer speaks the stateless revision
+   * (2026-07-28), such as HTTP with a 2026 `MCP-Protocol-Version` header and
+   * no session: every request carries its protocol version and client
+   * capabilities in `_meta`, and none is preceded by `initialize`.
+   */
+  perRequestMeta?: boolean;
   /** Told the negotiated protocol version after initialisation. */
   setProtocolVersion?: (version: string) => void;
 }

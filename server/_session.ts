@@ -21,18 +21,37 @@ import { LazyAbort } from "../_util/abort.ts";
 import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
 import { isThenable } from "../_util/thenable.ts";
 import type { AuthInfo } from "./context.ts";
+import {
+  acknowledged,
+  type CacheHints,
+  checkListenFilter,
+  checkRequestMeta,
+  DEFAULT_CACHE_HINTS,
+  INPUT_KEY_META,
+  INPUT_METHODS,
+  isStatelessRequest,
+  type ListenFilter,
+  logWanted,
+  META,
+  missingCapability,
+  REMOVED_METHODS,
+  type RequestMeta,
+  RequestStateSigner,
+  SESSION_PROTOCOL_VERSIONS,
+  STATELESS_PROTOCOL_VERSIONS,
+  statelessResult,
+  wants,
+} from "./_era.ts";
 
 /** The newest protocol version, answered when the client asks for one this server does not know. */
 export const LATEST_PROTOCOL_VERSION = "2025-11-25";
 
-/** Protocol versions this server speaks, newest first. */
-export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [
-  LATEST_PROTOCOL_VERSION,
-  "2025-06-18",
-  "2025-03-26",
-  "2024-11-05",
-  "2024-10-07",
-];
+/** Protocol versions `initialize` negotiates, newest first (2026-07-28 is spoken per request, without it). */
+export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] =
+  SESSION_PROTOCOL_VERSIONS;
+
+/** Signs input-required state when a server gives no signer of its own: one key per process. */
+const PROCESS_SIGNER = new RequestStateSigner();
 
 /** How long a request to the client (sampling, elicitation) may take by default. */
 const REQUEST_TIMEOUT_MS = 60_000;
@@ -84,6 +103,23 @@ export interface SessionOptions<C> {
   context: C;
   /** Called once when the transport has closed. */
   onclose?: () => void;
+  /** Caching hints of list and read results to 2026-07-28 requests. */
+  cache?: CacheHints;
+  /** Signs and checks the `requestState` of input-required results. */
+  signer?: RequestStateSigner;
+}
+
+/** What a 2026-07-28 request carries beyond its params: its `_meta`, and the answers to its input requests. */
+interface StatelessCall {
+  meta: RequestMeta;
+  /** The answers the client has given, by key, across rounds. */
+  answers: Record<string, unknown>;
+  /** Answers this round's handler used, carried to the next round. */
+  used: Record<string, unknown>;
+  /** Input requests this round's handler made that have no answer yet. */
+  asked: Record<string, Record<string, unknown>>;
+  /** How many requests of each kind the handler made, for their default keys. */
+  counts: Map<string, number>;
 }
 
 interface Pending {
@@ -105,6 +141,10 @@ export class Session<C = unknown> {
   #initialized = false;
   /** The verified token of the message being received, for its `Extra`. */
   authInfo: AuthInfo | undefined;
+  /** Open `subscriptions/listen` streams (2026-07-28), by request id. */
+  #listens = new Map<JsonRpcId, ListenFilter>();
+  /** Set by the first 2026-07-28 request: notifications then go to listen streams only. */
+  #stateless = false;
 
   constructor(transport: McpTransport, options: SessionOptions<C>) {
     this.#transport = transport;
@@ -147,6 +187,26 @@ export class Session<C = unknown> {
     relatedRequestId?: JsonRpcId,
   ): Promise<void> {
     if (this.#closed) return;
+    if (this.#stateless && relatedRequestId === undefined) {
+      // No session to send to: a change reaches the listen streams that asked for it.
+      await Promise.all(
+        [...this.#listens].filter(([, filter]) => wants(filter, method, params))
+          .map(([id]) =>
+            this.#transport.send({
+              jsonrpc: "2.0",
+              method,
+              params: {
+                ...params,
+                _meta: {
+                  ...(params?._meta as Record<string, unknown> | undefined),
+                  [META.SUBSCRIPTION_ID]: id,
+                },
+              },
+            }, { relatedRequestId: id })
+          ),
+      );
+      return;
+    }
     await this.#transport.send(
       { jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) },
       relatedRequestId === undefined ? undefined : { relatedRequestId },
@@ -236,6 +296,16 @@ export class Session<C = unknown> {
     params: Record<string, unknown> | undefined,
     controller: LazyAbort,
   ): unknown {
+    if (
+      !this.#initialized &&
+      isStatelessRequest(
+        method,
+        params,
+        this.#transport.perRequestMeta === true,
+      )
+    ) {
+      return this.#statelessRequest(id, method, params, controller);
+    }
     if (method === "initialize") return this.#initialize(params ?? {});
     if (method === "ping") return {};
     if (!this.#initialized && this.#transport.stateless !== true) {
@@ -264,6 +334,170 @@ export class Session<C = unknown> {
       params ?? {},
       new Extra(this, id, controller),
       this.#options.context,
+    );
+  }
+
+  /**
+   * A 2026-07-28 request: its `_meta` checked, `server/discover` and
+   * `subscriptions/listen` answered here, any other method from the table
+   * with its result decorated, and a handler that asked the client for
+   * input answered with an input-required result instead of a request.
+   */
+  #statelessRequest(
+    id: JsonRpcId,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    controller: LazyAbort,
+  ): unknown {
+    this.#stateless = true;
+    const meta = checkRequestMeta(method, params);
+    const args = params as Record<string, unknown>;
+    const hints = this.#options.cache ?? DEFAULT_CACHE_HINTS;
+    if (method === "server/discover") return this.#discover(hints);
+    const handler = REMOVED_METHODS.has(method)
+      ? undefined
+      : this.#options.handlers.get(method);
+    if (handler === undefined && method !== "subscriptions/listen") {
+      throw new ProtocolError(
+        RPC_ERROR.METHOD_NOT_FOUND,
+        `Method not found: ${method}${
+          REMOVED_METHODS.has(method)
+            ? ` (removed in ${STATELESS_PROTOCOL_VERSIONS[0]})`
+            : ""
+        }`,
+      );
+    }
+    // Per request: a later request must not inherit these (on HTTP each request has its own session).
+    this.clientCapabilities = meta.clientCapabilities;
+    if (method === "subscriptions/listen") {
+      return this.#listen(id, args, controller);
+    }
+    const call = this.#inputRound(method, args, meta);
+    const finish = (result: unknown) =>
+      this.#inputRequired(method, args, call) ??
+        statelessResult(method, result, hints);
+    const fail = (error: unknown) => {
+      const needed = this.#inputRequired(method, args, call);
+      if (needed !== undefined) return needed;
+      throw statelessError(method, args, error);
+    };
+    let outcome: unknown;
+    try {
+      outcome = handler!(
+        args,
+        new Extra(this, id, controller, call),
+        this.#options.context,
+      );
+    } catch (error) {
+      return fail(error);
+    }
+    return isThenable(outcome)
+      ? Promise.resolve(outcome).then(finish, fail)
+      : finish(outcome);
+  }
+
+  #discover(hints: CacheHints): Record<string, unknown> {
+    return {
+      resultType: "complete",
+      supportedVersions: [...STATELESS_PROTOCOL_VERSIONS],
+      capabilities: this.#options.capabilities,
+      ...(this.#options.instructions === undefined
+        ? {}
+        : { instructions: this.#options.instructions }),
+      ttlMs: hints.ttlMs,
+      cacheScope: hints.cacheScope,
+      _meta: { [META.SERVER_INFO]: this.#options.info },
+    };
+  }
+
+  /** The answers a request brings: those signed into its `requestState`, then its `inputResponses`. */
+  #inputRound(
+    method: string,
+    params: Record<string, unknown>,
+    meta: RequestMeta,
+  ): StatelessCall {
+    const call: StatelessCall = {
+      meta,
+      answers: {},
+      used: {},
+      asked: {},
+      counts: new Map(),
+    };
+    if (!INPUT_METHODS.has(method)) return call;
+    const signer = this.#options.signer ?? PROCESS_SIGNER;
+    if (params.requestState !== undefined) {
+      Object.assign(
+        call.answers,
+        signer.verify(subjectOf(method, params), params.requestState),
+      );
+    }
+    const responses = params.inputResponses;
+    if (responses !== undefined) {
+      if (!isRecord(responses)) {
+        throw new ProtocolError(
+          RPC_ERROR.INVALID_PARAMS,
+          `Invalid params for ${method}: inputResponses: expected an object of answers by key, got ${
+            jsonType(responses)
+          }`,
+        );
+      }
+      Object.assign(call.answers, responses);
+    }
+    return call;
+  }
+
+  /** An input-required result when the handler asked for input it has no answer to. */
+  #inputRequired(
+    method: string,
+    params: Record<string, unknown>,
+    call: StatelessCall,
+  ): Record<string, unknown> | undefined {
+    if (Object.keys(call.asked).length === 0) return undefined;
+    const signer = this.#options.signer ?? PROCESS_SIGNER;
+    return {
+      resultType: "input_required",
+      inputRequests: call.asked,
+      requestState: signer.sign(subjectOf(method, params), call.used),
+    };
+  }
+
+  /** `subscriptions/listen`: acknowledged first, then open until the client cancels or leaves. */
+  #listen(
+    id: JsonRpcId,
+    params: Record<string, unknown>,
+    controller: LazyAbort,
+  ): Promise<unknown> {
+    const filter = checkListenFilter(params);
+    const subscribe = this.#options.handlers.get("resources/subscribe");
+    if (subscribe !== undefined) {
+      const extra = new Extra(this, id, controller);
+      for (const uri of filter.resourceSubscriptions) {
+        try {
+          subscribe({ uri }, extra, this.#options.context);
+        } catch {
+          // A server without resources has no updates to send.
+        }
+      }
+    }
+    this.#listens.set(id, filter);
+    this.#transport.send({
+      jsonrpc: "2.0",
+      method: "notifications/subscriptions/acknowledged",
+      params: {
+        notifications: acknowledged(filter),
+        _meta: { [META.SUBSCRIPTION_ID]: id },
+      },
+    }, { relatedRequestId: id }).catch((error) =>
+      this.#transport.onerror?.(error)
+    );
+    return new Promise((resolve) =>
+      controller.onabort(() => {
+        this.#listens.delete(id);
+        resolve({
+          resultType: "complete",
+          _meta: { [META.SUBSCRIPTION_ID]: id },
+        });
+      })
     );
   }
 
@@ -382,17 +616,21 @@ class Extra<C> implements RequestExtra {
   readonly authInfo: AuthInfo | undefined;
   readonly #session: Session<C>;
   readonly #abort: LazyAbort;
+  /** Set for a 2026-07-28 request. */
+  readonly #call: StatelessCall | undefined;
 
   constructor(
     session: Session<C>,
     requestId: JsonRpcId,
     abort: LazyAbort,
+    call?: StatelessCall,
   ) {
     this.#session = session;
     this.requestId = requestId;
     // Made while its message is received (synchronously), so this is its token.
     this.authInfo = session.authInfo;
     this.#abort = abort;
+    this.#call = call;
   }
 
   get signal(): AbortSignal {
@@ -411,6 +649,14 @@ class Extra<C> implements RequestExtra {
     notification: { method: string; params: Record<string, unknown> },
   ): Promise<void> {
     if (this.#abort.aborted) return Promise.resolve();
+    if (
+      this.#call !== undefined &&
+      notification.method === "notifications/message" &&
+      !logWanted(this.#call.meta.logLevel, notification.params.level)
+    ) {
+      // 2026-07-28: log messages only at the level the request asked for, none if it asked for none.
+      return Promise.resolve();
+    }
     return this.#session.notify(
       notification.method,
       notification.params,
@@ -421,6 +667,7 @@ class Extra<C> implements RequestExtra {
   sendRequest(
     request: { method: string; params: Record<string, unknown> },
   ): Promise<Record<string, unknown>> {
+    if (this.#call !== undefined) return this.#input(this.#call, request);
     return this.#session.outgoing(
       request.method,
       request.params,
@@ -428,6 +675,102 @@ class Extra<C> implements RequestExtra {
       this.#abort,
     );
   }
+
+  /**
+   * 2026-07-28 has no requests to the client: the answer comes from the
+   * request's `inputResponses` when the client already gave it, and
+   * otherwise the request is answered input-required with this one among
+   * its `inputRequests` (and the promise rejects, so the handler ends).
+   */
+  #input(
+    call: StatelessCall,
+    request: { method: string; params: Record<string, unknown> },
+  ): Promise<Record<string, unknown>> {
+    const { method } = request;
+    const capability = CAPABILITY_OF[method];
+    if (
+      capability !== undefined &&
+      call.meta.clientCapabilities[capability] === undefined
+    ) {
+      return Promise.reject(missingCapability(capability, method));
+    }
+    const { [INPUT_KEY_META]: named, ...meta } =
+      (request.params?._meta ?? {}) as Record<string, unknown>;
+    const kind = capability ?? method;
+    const count = (call.counts.get(kind) ?? 0) + 1;
+    call.counts.set(kind, count);
+    const key = typeof named === "string"
+      ? named
+      : count === 1
+      ? kind
+      : `${kind}-${count}`;
+    if (Object.hasOwn(call.answers, key)) {
+      const answer = call.answers[key];
+      if (!isRecord(answer)) {
+        return Promise.reject(
+          new ProtocolError(
+            RPC_ERROR.INVALID_PARAMS,
+            `Invalid params: inputResponses.${key}: expected the ${method} result object, got ${
+              jsonType(answer)
+            }`,
+          ),
+        );
+      }
+      call.used[key] = answer;
+      return Promise.resolve(answer);
+    }
+    const { _meta: _, ...params } = request.params ?? {};
+    call.asked[key] = {
+      method,
+      params: Object.keys(meta).length === 0
+        ? params
+        : { ...params, _meta: meta },
+    };
+    // The handler stops here; the request is answered input-required, and
+    // the client's retry runs the handler again with the answer.
+    return Promise.reject(
+      new ProtocolError(
+        RPC_ERROR.INTERNAL_ERROR,
+        `Input required: ${method} is asked of the client as input request ${
+          JSON.stringify(key)
+        }`,
+      ),
+    );
+  }
+}
+
+/**
+ * An error as 2026-07-28 words it: an unknown resource is -32602 with its
+ * URI in `data` (SEP-2164), where 2025-11-25 said -32002.
+ */
+function statelessError(
+  method: string,
+  params: Record<string, unknown>,
+  error: unknown,
+): unknown {
+  if (
+    method === "resources/read" &&
+    (error as { code?: unknown } | null)?.code === RPC_ERROR.RESOURCE_NOT_FOUND
+  ) {
+    return new ProtocolError(
+      RPC_ERROR.INVALID_PARAMS,
+      (error as Error).message,
+      { data: { uri: params.uri } },
+    );
+  }
+  return error;
+}
+
+/** The client capability each server-to-client request needs. */
+const CAPABILITY_OF: Record<string, string> = {
+  "sampling/createMessage": "sampling",
+  "elicitation/create": "elicitation",
+  "roots/list": "roots",
+};
+
+/** Names the request a `requestState` belongs to: the method and the tool, prompt or resource. */
+function subjectOf(method: string, params: Record<string, unknown>): string {
+  return `${method} ${String(params.name ?? params.uri ?? "")}`;
 }
 
 function resultAnswer(id: JsonRpcId, result: unknown): JsonRpcMessage {

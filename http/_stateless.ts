@@ -1,0 +1,353 @@
+// Internal: Streamable HTTP for the stateless revision (2026-07-28). A POST
+// without Mcp-Session-Id whose MCP-Protocol-Version is not a session-era
+// revision is one request, served on its own: the headers are checked
+// against the body (SEP-2243), the message goes to a fresh server
+// connection that knows it speaks per-request `_meta`, and the answer comes
+// back as one JSON body, or as an SSE stream when notifications (progress,
+// logs, a `subscriptions/listen` stream) come before it. Nothing is kept
+// between requests, so any instance behind a load balancer can serve any
+// request. Everything else goes on to the sessions layer unchanged.
+
+import type {
+  JsonRpcId,
+  JsonRpcMessage,
+  McpTransport,
+  SessionHost,
+  TransportSendOptions,
+} from "../jsonrpc/types.ts";
+import { RPC_ERROR } from "../jsonrpc/errors.ts";
+import { checkMessage } from "../jsonrpc/_check.ts";
+import { META, SESSION_PROTOCOL_VERSIONS } from "../jsonrpc/_versions.ts";
+import { isRecord } from "../_util/json_type.ts";
+import { SESSION_HEADER } from "./_response.ts";
+
+const VERSION_HEADER = "mcp-protocol-version";
+
+/** The stateless layer: serves 2026-era requests, hands the rest to `next`. */
+export interface StatelessLayer {
+  (
+    request: Request,
+    next: (request: Request) => Promise<Response>,
+  ): Promise<Response>;
+  /** Ends every open response (listen streams among them). */
+  close(): Promise<void>;
+}
+
+/**
+ * Whether a request speaks the stateless revision: a POST with an
+ * MCP-Protocol-Version that is not a session-era revision, and no session.
+ * An unknown version counts, so that it is answered -32022 with the
+ * versions this server speaks.
+ */
+export function isStatelessHttp(request: Request): boolean {
+  if (request.method !== "POST") return false;
+  if (request.headers.has(SESSION_HEADER)) return false;
+  const version = request.headers.get(VERSION_HEADER)?.trim();
+  return version !== undefined && version !== "" &&
+    !SESSION_PROTOCOL_VERSIONS.includes(version);
+}
+
+/** Creates the stateless layer serving `host`. */
+export function statelessHttp(
+  host: SessionHost,
+  options: { jsonResponse?: boolean } = {},
+): StatelessLayer {
+  const open = new Set<OneRequest>();
+
+  async function serve(request: Request): Promise<Response> {
+    const accept = request.headers.get("accept") ?? "";
+    if (
+      !accept.includes("application/json") ||
+      !accept.includes("text/event-stream")
+    ) {
+      return answer(
+        406,
+        null,
+        RPC_ERROR.INVALID_REQUEST,
+        "Not Acceptable: Accept must list application/json and text/event-stream",
+      );
+    }
+    const type = request.headers.get("content-type") ?? "";
+    if (type.split(";")[0].trim().toLowerCase() !== "application/json") {
+      return answer(
+        415,
+        null,
+        RPC_ERROR.INVALID_REQUEST,
+        `Unsupported Media Type: Content-Type must be application/json, got ${
+          type || "none"
+        }`,
+      );
+    }
+    let message: unknown;
+    try {
+      message = JSON.parse(await request.text());
+    } catch (error) {
+      return answer(
+        400,
+        null,
+        RPC_ERROR.PARSE_ERROR,
+        `Parse error: ${(error as Error).message}`,
+      );
+    }
+    if (Array.isArray(message)) {
+      return answer(
+        400,
+        null,
+        RPC_ERROR.INVALID_REQUEST,
+        "Invalid Request: 2026-07-28 has no batches; send one JSON-RPC message per POST",
+      );
+    }
+    const problem = checkMessage(message);
+    if (problem !== undefined) {
+      return answer(
+        400,
+        problem.id,
+        RPC_ERROR.INVALID_REQUEST,
+        `Invalid Request: ${problem.problem}`,
+      );
+    }
+    const rpc = message as JsonRpcMessage;
+    // A notification or a response has nothing to answer: there is no session to apply it to.
+    if (!("method" in rpc) || !("id" in rpc)) {
+      return new Response(null, { status: 202 });
+    }
+    const mismatch = checkHeaders(request.headers, rpc.method, rpc.params);
+    if (mismatch !== undefined) {
+      return answer(400, rpc.id, RPC_ERROR.HEADER_MISMATCH, mismatch);
+    }
+    const one = new OneRequest(rpc.id, options.jsonResponse === true);
+    open.add(one);
+    one.ended.then(() => open.delete(one));
+    request.signal.addEventListener("abort", () => one.close(), {
+      once: true,
+    });
+    await host.connect(one);
+    one.deliver(rpc);
+    return await one.response;
+  }
+
+  const layer =
+    ((request, next) =>
+      isStatelessHttp(request)
+        ? serve(request)
+        : next(request)) as StatelessLayer;
+  layer.close = async () => {
+    await Promise.all([...open].map((one) => one.close()));
+  };
+  return layer;
+}
+
+/**
+ * SEP-2243: MCP-Protocol-Version must equal the `_meta` version, Mcp-Method
+ * the body's method, and Mcp-Name the tool or prompt name or the resource
+ * URI. Header names are case-insensitive, values exact after trimming.
+ */
+function checkHeaders(
+  headers: Headers,
+  method: string,
+  params: Record<string, unknown> | undefined,
+): string | undefined {
+  const version = headers.get(VERSION_HEADER)?.trim();
+  const meta = isRecord(params?._meta) ? params._meta : undefined;
+  const declared = meta?.[META.PROTOCOL_VERSION];
+  if (typeof declared === "string" && declared !== version) {
+    return `Header mismatch: MCP-Protocol-Version is ${
+      JSON.stringify(version)
+    } but _meta.${META.PROTOCOL_VERSION} is ${JSON.stringify(declared)}`;
+  }
+  const said = headers.get("mcp-method")?.trim();
+  if (said !== method) {
+    return said === undefined
+      ? `Header mismatch: Mcp-Method is required and must be ${
+        JSON.stringify(method)
+      }`
+      : `Header mismatch: Mcp-Method is ${
+        JSON.stringify(said)
+      } but the body's method is ${JSON.stringify(method)}`;
+  }
+  const field = method === "resources/read"
+    ? "uri"
+    : method === "tools/call" || method === "prompts/get"
+    ? "name"
+    : undefined;
+  const value = field === undefined ? undefined : params?.[field];
+  if (typeof value !== "string") return undefined;
+  const raw = headers.get("mcp-name");
+  if (raw === null) {
+    return `Header mismatch: Mcp-Name is required for ${method} and must be ${
+      JSON.stringify(value)
+    }`;
+  }
+  const named = decodeHeaderValue(raw.trim());
+  if (named === undefined) {
+    return `Header mismatch: Mcp-Name is not valid =?base64?…?= encoding: ${
+      JSON.stringify(raw)
+    }`;
+  }
+  if (named !== value) {
+    return `Header mismatch: Mcp-Name is ${
+      JSON.stringify(named)
+    } but params.${field} is ${JSON.stringify(value)}`;
+  }
+  return undefined;
+}
+
+const BASE64 =
+  /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * A header value as SEP-2243 encodes it: `=?base64?…?=` is Base64 of UTF-8
+ * (undefined when that is malformed), anything else is literal.
+ */
+export function decodeHeaderValue(value: string): string | undefined {
+  const match = /^=\?base64\?(.*)\?=$/.exec(value);
+  if (match === null) return value;
+  if (!BASE64.test(match[1])) return undefined;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(
+      Uint8Array.from(atob(match[1]), (c) => c.charCodeAt(0)),
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+/** The HTTP status of a JSON-RPC error in 2026-07-28. */
+function statusOf(code: number): number {
+  switch (code) {
+    case RPC_ERROR.METHOD_NOT_FOUND:
+      return 404;
+    case RPC_ERROR.PARSE_ERROR:
+    case RPC_ERROR.INVALID_REQUEST:
+    case RPC_ERROR.INVALID_PARAMS:
+    case RPC_ERROR.HEADER_MISMATCH:
+    case RPC_ERROR.MISSING_CLIENT_CAPABILITY:
+    case RPC_ERROR.UNSUPPORTED_PROTOCOL_VERSION:
+      return 400;
+    case RPC_ERROR.INTERNAL_ERROR:
+      return 500;
+    default:
+      return 200;
+  }
+}
+
+function answer(
+  status: number,
+  id: JsonRpcId | null,
+  code: number,
+  message: string,
+): Response {
+  return Response.json({ jsonrpc: "2.0", id, error: { code, message } }, {
+    status,
+  });
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * The transport of one stateless request: the server sees a connection
+ * that carries one request with per-request `_meta`; what it sends becomes
+ * the HTTP response.
+ */
+class OneRequest implements McpTransport {
+  readonly stateless = true;
+  readonly perRequestMeta = true;
+  onmessage?: (
+    message: JsonRpcMessage,
+    extra?: Record<string, unknown>,
+  ) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  /** Resolves with the HTTP response once its first message is known. */
+  readonly response: Promise<Response>;
+  /** Resolves once the transport has closed. */
+  readonly ended: Promise<void>;
+  readonly #id: JsonRpcId;
+  readonly #json: boolean;
+  #respond!: (response: Response) => void;
+  #end!: () => void;
+  #stream: ReadableStreamDefaultController<Uint8Array> | undefined;
+  #closed = false;
+
+  constructor(id: JsonRpcId, json: boolean) {
+    this.#id = id;
+    this.#json = json;
+    this.response = new Promise((resolve) => (this.#respond = resolve));
+    this.ended = new Promise((resolve) => (this.#end = resolve));
+  }
+
+  start(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  deliver(message: JsonRpcMessage): void {
+    this.onmessage?.(message);
+  }
+
+  send(
+    message: JsonRpcMessage,
+    _options?: TransportSendOptions,
+  ): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    const final = !("method" in message) && message.id === this.#id;
+    if (this.#stream === undefined) {
+      if (final) {
+        const status = "error" in message ? statusOf(message.error.code) : 200;
+        this.#respond(Response.json(message, { status }));
+        this.close();
+        return Promise.resolve();
+      }
+      // JSON answers drop what comes before the result.
+      if (this.#json) return Promise.resolve();
+      this.#open();
+    }
+    this.#stream!.enqueue(
+      encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`),
+    );
+    if (final) this.close();
+    return Promise.resolve();
+  }
+
+  #open(): void {
+    const body = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        this.#stream = controller;
+      },
+      cancel: () => {
+        this.#stream = undefined;
+        this.close();
+      },
+    });
+    this.#respond(
+      new Response(body, {
+        status: 200,
+        headers: {
+          "content-type": "text/event-stream",
+          "cache-control": "no-cache",
+        },
+      }),
+    );
+  }
+
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    try {
+      this.#stream?.close();
+    } catch {
+      // Already cancelled by the client.
+    }
+    // A request the server never answered (it closed first) still gets a response.
+    this.#respond(
+      answer(
+        503,
+        this.#id,
+        RPC_ERROR.CONNECTION_CLOSED,
+        "Service Unavailable: the server closed before answering",
+      ),
+    );
+    this.onclose?.();
+    this.#end();
+    return Promise.resolve();
+  }
+}
