@@ -29,8 +29,7 @@ export type AuditOutcome =
   | "declined"
   | "cancelled"
   | "refused"
-  | "probe-error"
-  | "failed";
+  | "probe-error";
 
 /** Appends records to a file; a write failure is reported once, and logging goes on. */
 export class AuditLog {

@@ -7,6 +7,9 @@ import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/mod.ts";
 import { RPC_ERROR } from "../jsonrpc/mod.ts";
 import {
   META_ALWAYS,
+  // What the gate approved, for the server to check against the patterns it
+  // recomputes at call time (patterns/_probe_guard.ts).
+  META_APPROVED_PATTERNS,
   META_PATTERNS,
   META_PERMISSION_PATTERNS,
   META_SUPPORTS_PERMISSION_PATTERNS,
@@ -23,11 +26,6 @@ import {
   type PolicySource,
   watchPolicy,
 } from "./_policy_source.ts";
-
-// The `_meta` key of a forwarded call that carries the approved patterns;
-// the server refuses the call when its own patterns, recomputed at call
-// time, differ (patterns/_probe_guard.ts).
-const META_APPROVED_PATTERNS = "forge.approved_patterns";
 
 const DECISIONS: readonly Decision[] = ["allow", "ask", "deny"];
 const KILL_AFTER_MS = 2000;

@@ -246,6 +246,36 @@ Deno.test("gate asks a host that can elicit, and follows the answer", async (t) 
     assert.equal(textOf(answer), "Wrote 3 bytes to drafts/a.md");
   });
 
+  await t.step(
+    "a target swapped for a symlink while the user is asked is refused by the server",
+    async () => {
+      await Deno.mkdir(`${ws.root}/drafts/swap`, { recursive: true });
+      await Deno.mkdir(`${ws.root}/secrets`);
+      const answered = gate.call("write_file", {
+        path: "drafts/swap/key",
+        content: "x",
+      });
+      const index = asked++;
+      const request = await gate.next((m) =>
+        m.method === "elicitation/create" &&
+        gate.messages.filter((x) => x.method === "elicitation/create")
+            .indexOf(m) === index
+      );
+      assert.match(request.params.message, /write:drafts\/swap\/key/);
+      await Deno.remove(`${ws.root}/drafts/swap`);
+      await Deno.symlink(`${ws.root}/secrets`, `${ws.root}/drafts/swap`);
+      await gate.send({
+        jsonrpc: "2.0",
+        id: request.id,
+        result: { action: "accept" },
+      });
+      const answer = await answered;
+      assert.equal(answer.result.isError, true, JSON.stringify(answer));
+      assert.match(textOf(answer), /write:secrets\/key/);
+      assert.equal(await exists(`${ws.root}/secrets/key`), false);
+    },
+  );
+
   await t.step("decline refuses", async () => {
     const answered = gate.call("write_file", {
       path: "drafts/b.md",
@@ -317,7 +347,14 @@ Deno.test("gate asks a host that can elicit, and follows the answer", async (t) 
       .map((line) => JSON.parse(line));
     assert.deepEqual(
       records.map((r) => r.outcome),
-      ["approved", "declined", "refused", "cancelled", "forwarded"],
+      [
+        "approved",
+        "approved",
+        "declined",
+        "refused",
+        "cancelled",
+        "forwarded",
+      ],
     );
   });
 });
