@@ -42,6 +42,8 @@ const VALUE_FLAGS = ["--policy", "--audit", "--unprobed"] as const;
 export function parseCommandLine(args: readonly string[]): GateCommandLine {
   const values: Partial<Record<(typeof VALUE_FLAGS)[number], string>> = {};
   let i = 0;
+  // `deno task gate -- --policy p -- srv` passes its own "--" through.
+  if (args[0] === "--" && isGateOption(args[1])) i = 1;
   for (; i < args.length; i++) {
     const arg = args[i];
     if (arg === "--") {
@@ -101,4 +103,11 @@ export function parseCommandLine(args: readonly string[]): GateCommandLine {
     unprobed,
     command,
   };
+}
+
+function isGateOption(arg: string | undefined): boolean {
+  if (arg === undefined) return false;
+  const name = arg.split("=", 1)[0];
+  return arg === "-h" || arg === "--help" ||
+    VALUE_FLAGS.some((flag) => flag === name);
 }

@@ -30,6 +30,17 @@ Deno.test("parseCommandLine() reads the options and the command after --", () =>
   ]);
   assert.equal(line.help === false && line.unprobed, "deny");
   assert.deepEqual(parseCommandLine(["-h"]), { help: true });
+  // As `deno task gate -- --policy p -- srv` passes it.
+  const task = parseCommandLine(["--", "--policy", "p.yaml", "--", "srv"]);
+  assert.deepEqual(task.help === false && [task.policy, task.command], [
+    "p.yaml",
+    ["srv"],
+  ]);
+  // A leading "--" before a command is still the command.
+  assert.throws(
+    () => parseCommandLine(["--", "srv", "--policy", "p"]),
+    /Missing --policy/,
+  );
 });
 
 Deno.test("parseCommandLine() refuses what it cannot run, saying what was expected", async (t) => {

@@ -568,8 +568,10 @@ class GateSession implements Gate {
     }
     if (!this.#tools.has(name)) await this.#fetchTools(gating);
     const probed = this.#tools.get(name)?.probed === true;
-    if (probed && meta?.[META_PERMISSION_PATTERNS] !== undefined) {
-      // The host's own probe: it runs nothing, and the server checks the flag.
+    if (probed && meta?.[META_PERMISSION_PATTERNS] === true) {
+      // The host's own probe runs nothing. Any other flag value is decided
+      // as a call (a toolkit server refuses it; no other server may run it
+      // unchecked).
       this.#forwardCall(message, undefined, false);
       return;
     }

@@ -145,6 +145,30 @@ Deno.test("gate decides hello-tool's calls by the policy", async (t) => {
     assert.equal(await exists(`${ws.root}/secrets`), false);
   });
 
+  await t.step(
+    "a probe flag on a tool without the probe is decided as a call",
+    async () => {
+      await using ws2 = await workspace(`unprobed: deny\n`);
+      await using denying = await startGateProcess(
+        ["--policy", ws2.policyPath],
+        HELLO_COMMAND,
+        { env: { HELLO_ROOT: ws2.root } },
+      );
+      const answer = await denying.call("hello", { name: "x" }, {
+        "forge.permission_patterns": true,
+      });
+      assert.equal(answer.result.isError, true);
+      assert.match(textOf(answer), /unprobed setting is deny/);
+      const notTrue = await gate.call(
+        "write_file",
+        { path: "secrets/key", content: "x" },
+        { "forge.permission_patterns": "yes" },
+      );
+      assert.match(textOf(notTrue), /denied by write:secrets/);
+      assert.equal(await exists(`${ws.root}/secrets`), false);
+    },
+  );
+
   await t.step("approvals the host sends are stripped", async () => {
     // An approval for the wrong pattern would make the server refuse; the
     // gate replaces it with what the policy approved.
@@ -171,6 +195,7 @@ Deno.test("gate decides hello-tool's calls by the policy", async (t) => {
           ["write_file", "ask", "refused", null],
           ["write_file", "ask", "refused", "write:drafts/**"],
           ["hello", "allow", "forwarded", "unprobed"],
+          ["write_file", "deny", "denied", "write:secrets/**"],
           ["write_file", "allow", "forwarded", "write:notes/**"],
         ],
       );
