@@ -5,7 +5,8 @@
 // host a roots/list request under the id "forge-gate:1" and answers with
 // the host's answer), "crash" (exits with status 3), "wait" (answers only
 // when cancelled... never: it records the cancellation instead), "seen"
-// (answers every request id and cancellation it received), "progress"
+// (answers every request id, cancellation and approval of a real "probed"
+// call it received), "progress"
 // (sends one progress notification first), "flip" (makes "plain" a probed
 // tool and sends notifications/tools/list_changed).
 // Each real call answers the JSON of the `_meta` it received.
@@ -13,6 +14,7 @@
 const encoder = new TextEncoder();
 const seen: unknown[] = [];
 const cancelled: unknown[] = [];
+const approvals: unknown[] = [];
 const waiting = new Map<unknown, (answer: unknown) => void>();
 
 function send(message: unknown): void {
@@ -79,6 +81,7 @@ async function handle(message: Record<string, any>): Promise<void> {
           },
         });
       }
+      if (name === "probed") approvals.push(_meta["forge.approved_patterns"]);
       if (name === "crash") Deno.exit(3);
       if (name === "progress") {
         send({
@@ -95,7 +98,7 @@ async function handle(message: Record<string, any>): Promise<void> {
       if (name === "wait") return;
       if (name === "seen") {
         return answer({
-          content: [{ type: "text", text: JSON.stringify({ seen, cancelled }) }],
+          content: [{ type: "text", text: JSON.stringify({ seen, cancelled, approvals }) }],
         });
       }
       if (name === "ask_host") {

@@ -73,6 +73,9 @@ export async function startGateProcess(
   const writer = child.stdin.getWriter();
   const messages: Message[] = [];
   const waiters = new Set<() => void>();
+  // Answers awaited by request(), by id: a flood of calls must not make
+  // every message scan every waiter.
+  const answers = new Map<unknown, (message: Message) => void>();
   let stderr = "";
   let nextId = 1;
   const wake = () => {
@@ -87,12 +90,19 @@ export async function startGateProcess(
         const line = buffer.slice(0, newline);
         buffer = buffer.slice(newline + 1);
         if (line.trim() === "") continue;
+        let message: Message;
         try {
-          messages.push(JSON.parse(line));
+          message = JSON.parse(line);
         } catch {
-          messages.push({ notJson: line });
+          message = { notJson: line };
         }
-        wake();
+        messages.push(message);
+        if (!("method" in message) && answers.has(message.id)) {
+          answers.get(message.id)!(message);
+          answers.delete(message.id);
+        } else {
+          wake();
+        }
       }
     }
   })().finally(wake);
@@ -146,8 +156,20 @@ export async function startGateProcess(
     params: Message = {},
     id: string | number = nextId++,
   ): Promise<Message> {
+    const answered = new Promise<Message>((resolve) => answers.set(id, resolve));
     await send({ jsonrpc: "2.0", id, method, params });
-    return next((m) => m.id === id && !("method" in m));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) =>
+      timer = setTimeout(
+        () => reject(new Error(`Timed out waiting for the answer to ${id}\nstderr:\n${stderr}`)),
+        20_000,
+      )
+    );
+    try {
+      return await Promise.race([answered, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   let closed: Promise<Deno.CommandStatus> | undefined;
