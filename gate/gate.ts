@@ -839,24 +839,42 @@ class GateSession implements Gate {
       // A call waiting on the user cannot be answered by a host that left
       // (or a gate that stops); calls waiting on a probe finish first, so a
       // host that writes its calls and closes stdin still gets answers.
-      for (const gating of [...this.#gating.values()]) {
-        if (why === "close" || gating.elicitId !== undefined) {
-          this.#cancelGating(gating, "the gate is shutting down");
-          this.#answerHost(gating.hostId, {
-            error: {
-              code: RPC_ERROR.INTERNAL_ERROR,
-              message: "The gate is shutting down",
-            },
-          });
-        }
-      }
-      await Promise.all([...this.#gating.values()].map((g) => g.done));
+      this.#refuseGating(
+        "the gate is shutting down",
+        (gating) => why === "close" || gating.elicitId !== undefined,
+      );
+      // A probe the server never answers must not hold the shutdown: after
+      // graceMs the calls still being decided are refused.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        Promise.all([...this.#gating.values()].map((g) => g.done)),
+        new Promise((resolve) => timer = setTimeout(resolve, this.#graceMs)),
+      ]);
+      clearTimeout(timer);
+      this.#refuseGating("the gate is shutting down");
       await this.#lastServerSend;
       await this.#stdin.close().catch(() => {});
       const code = await this.#stopServer();
       return code;
     })();
     return this.#closing;
+  }
+
+  /** Cancels the calls being decided (those `which` picks) and answers each with an error. */
+  #refuseGating(
+    reason: string,
+    which: (gating: Gating) => boolean = () => true,
+  ): void {
+    for (const gating of [...this.#gating.values()]) {
+      if (!which(gating)) continue;
+      this.#cancelGating(gating, reason);
+      this.#answerHost(gating.hostId, {
+        error: {
+          code: RPC_ERROR.INTERNAL_ERROR,
+          message: "The gate is shutting down",
+        },
+      });
+    }
   }
 
   async #stopServer(): Promise<number> {

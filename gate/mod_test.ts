@@ -109,6 +109,30 @@ Deno.test("startGate()'s close() stops the server and answers what is pending", 
   await host.drain();
 });
 
+Deno.test("startGate() ends at host EOF even when a probe is never answered", async () => {
+  const host = hostStreams();
+  const gate = await startGate(FAKE_COMMAND, {
+    policy: new Policy({}),
+    readable: host.readable,
+    writable: host.writable,
+    graceMs: 200,
+  });
+  await host.send(INITIALIZE);
+  await host.next();
+  await host.send({
+    jsonrpc: "2.0",
+    id: 2,
+    method: "tools/call",
+    params: { name: "wait", arguments: {} },
+  });
+  await host.end();
+  const answer = await host.next() as { id: number; error: { code: number } };
+  assert.equal(answer.id, 2);
+  assert.equal(answer.error.code, -32603);
+  assert.equal(await gate.finished, 0);
+  await host.drain();
+});
+
 Deno.test("startGate() refuses wrong options with TypeError or RangeError", async () => {
   const policy = new Policy({});
   await assert.rejects(
