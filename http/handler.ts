@@ -9,11 +9,14 @@ import type { SessionHost } from "../jsonrpc/types.ts";
 import type { HttpLayer } from "./layer.ts";
 import { jsonType } from "../_util/json_type.ts";
 import { bearerAuth, type HttpAuth } from "./bearer_auth.ts";
+import { oauthResource, type OAuthResourceOptions } from "./oauth_resource.ts";
 import { bodyLimit, type BodyLimitOptions } from "./body_limit.ts";
 import { hostGuard, type HostGuardOptions } from "./host_guard.ts";
 import { sessions, type SessionsOptions } from "./sessions.ts";
 import { statelessHttp } from "./_stateless.ts";
 import { notFound, shuttingDown } from "./_response.ts";
+import { carryAuthInfo } from "./_auth_info.ts";
+import { metadataPaths } from "./_protected_resource.ts";
 
 /**
  * Options for {@linkcode createHttpHandler}: those of each layer, and
@@ -37,11 +40,20 @@ export interface HttpOptions
    */
   dnsRebindingProtection?: boolean;
   /**
-   * Require a bearer token.
+   * Require a bearer token. Exclusive with `oauth`.
    *
    * @default {undefined}
    */
   auth?: HttpAuth;
+  /**
+   * Be an OAuth resource server: serve the protected resource metadata
+   * and require access tokens from the authorization servers it names,
+   * handed to tools as `ctx.auth` (see {@linkcode oauthResource}; its
+   * `path` is this handler's). Exclusive with `auth`.
+   *
+   * @default {undefined}
+   */
+  oauth?: OAuthResourceOptions;
 }
 
 /**
@@ -84,7 +96,8 @@ export interface HttpHandler {
  * Creates the HTTP handler for `host` (a `ToolServer`, or any
  * {@linkcode SessionHost}): MCP's Streamable HTTP transport at
  * `options.path` (`/mcp`), 404 elsewhere, behind the host guard, bearer
- * auth (when `auth` is set) and the body limit, in that order.
+ * auth (when `auth` is set) or the OAuth resource server (`oauth`) and the
+ * body limit, in that order.
  *
  * @example Mounting it in Deno.serve
  * ```ts ignore
@@ -110,7 +123,20 @@ export function createHttpHandler(
   if (options.dnsRebindingProtection !== false) {
     layers.push(hostGuard(options));
   }
+  if (options.auth !== undefined && options.oauth !== undefined) {
+    throw new TypeError(
+      "Cannot create HTTP handler: auth and oauth exclude each other (auth checks one shared token, oauth an authorization server's tokens)",
+    );
+  }
   if (options.auth !== undefined) layers.push(bearerAuth(options.auth));
+  const oauth = options.oauth === undefined
+    ? undefined
+    : oauthResource({ ...options.oauth, path });
+  // The metadata is served past the host guard, without a token.
+  const metadata = options.oauth === undefined
+    ? undefined
+    : metadataPaths(path, options.oauth.resource);
+  if (oauth !== undefined) layers.push(oauth);
   layers.push(bodyLimit(options));
   const outside = () => Promise.resolve(notFound(path));
 
@@ -128,11 +154,17 @@ export function createHttpHandler(
       );
     }
     // The path first: a stray request learns nothing about hosts or auth.
-    if (new URL(request.url).pathname !== path) return notFound(path);
+    const pathname = new URL(request.url).pathname;
+    if (pathname !== path && metadata?.has(pathname) !== true) {
+      return notFound(path);
+    }
     // Built per request so that the connection's address reaches the
     // sessions layer past layers that hand on a new Request.
     const chain = layers.reduceRight<(request: Request) => Promise<Response>>(
-      (next, layer) => (request) => layer(request, next),
+      (next, layer) =>
+        oauth === undefined ? (request) => layer(request, next) : (request) =>
+          // The verified token stays with the request a later layer remakes.
+          layer(request, (handed) => next(carryAuthInfo(request, handed))),
       (request) => stateless(request, (rest) => mcp(rest, outside, info)),
     );
     return await chain(request);

@@ -8,7 +8,8 @@
  *   mount in `Deno.serve`, Hono or Deno Deploy.
  * - The handler is four {@linkcode HttpLayer}s, each usable alone:
  *   {@linkcode hostGuard}, {@linkcode bearerAuth}, {@linkcode bodyLimit}
- *   and {@linkcode sessions}.
+ *   and {@linkcode sessions}; {@linkcode oauthResource} takes bearer auth's
+ *   place for a server behind an OAuth authorization server.
  *
  * A separate entry so that stdio servers do not load the HTTP stack; it
  * needs of a server only `connect()` (a {@linkcode SessionHost}).
@@ -36,6 +37,8 @@ export {
   LOOPBACK_HOSTS,
 } from "./host_guard.ts";
 export { bearerAuth, type HttpAuth } from "./bearer_auth.ts";
+export { oauthResource, type OAuthResourceOptions } from "./oauth_resource.ts";
+export type { AuthInfo } from "../server/context.ts";
 export {
   bodyLimit,
   type BodyLimitOptions,

@@ -9,12 +9,14 @@
 // @ts-types="./_sdk_http_transport.d.ts"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { SessionHost } from "../jsonrpc/types.ts";
+import type { SdkHandleRequestOptions } from "./_sdk_http_transport.d.ts";
 import { jsonType } from "../_util/json_type.ts";
 import { checkMessage } from "../jsonrpc/_check.ts";
 import { collapseToJson } from "./_collapse_sse.ts";
 import { MemoryEventStore } from "./_event_store.ts";
 import { clientKey } from "./_client_address.ts";
 import { RateLimiter } from "./_rate_limit.ts";
+import { authInfoOf } from "./_auth_info.ts";
 import {
   CODE,
   onBodyEnd,
@@ -449,9 +451,15 @@ export function sessions(
     };
     let response: Response;
     try {
+      // The SDK hands authInfo to the session untouched, as extra.authInfo.
+      const authInfo = authInfoOf(request) as SdkHandleRequestOptions[
+        "authInfo"
+      ];
       response = await session.transport.handleRequest(
         request,
-        parsedBody === undefined ? undefined : { parsedBody },
+        parsedBody === undefined && authInfo === undefined
+          ? undefined
+          : { parsedBody, authInfo },
       );
     } catch (error) {
       finish();
