@@ -575,10 +575,9 @@ class GateSession implements Gate {
       this.#forwardCall(message, undefined, false);
       return;
     }
-    const { policy, unprobed } = this.#source.current();
     let verdict: Verdict;
     if (!probed) {
-      verdict = unprobedVerdict(name, unprobed);
+      verdict = unprobedVerdict(name, this.#source.current().unprobed);
     } else {
       const answer = await this.#requestServer(gating, "tools/call", {
         name,
@@ -606,6 +605,9 @@ class GateSession implements Gate {
         });
         return;
       }
+      // The policy in force once the patterns are known, after any reload
+      // during the probe.
+      const { policy } = this.#source.current();
       verdict = probedVerdict(name, patterns, policy.evaluate(patterns));
     }
     const record = (outcome: AuditOutcome) =>
@@ -663,7 +665,15 @@ class GateSession implements Gate {
     approved: readonly string[] | undefined,
     strip = true,
   ): void {
-    if (this.#state === "done") return;
+    if (this.#state === "done") {
+      this.#answerHost(message.id, {
+        error: {
+          code: RPC_ERROR.CONNECTION_CLOSED,
+          message: "The server has stopped",
+        },
+      });
+      return;
+    }
     const params = message.params ?? {};
     const meta = isRecord(params._meta) ? params._meta : undefined;
     let out = message;
