@@ -15,11 +15,13 @@ import type {
   SessionHost,
   TransportSendOptions,
 } from "../jsonrpc/types.ts";
+import type { AuthInfo } from "../server/context.ts";
 import { RPC_ERROR } from "../jsonrpc/errors.ts";
 import { checkMessage } from "../jsonrpc/_check.ts";
 import { META, SESSION_PROTOCOL_VERSIONS } from "../jsonrpc/_versions.ts";
 import { isRecord } from "../_util/json_type.ts";
 import { SESSION_HEADER } from "./_response.ts";
+import { authInfoOf } from "./_auth_info.ts";
 
 const VERSION_HEADER = "mcp-protocol-version";
 
@@ -122,7 +124,7 @@ export function statelessHttp(
       once: true,
     });
     await host.connect(one);
-    one.deliver(rpc);
+    one.deliver(rpc, authInfoOf(request));
     return await one.response;
   }
 
@@ -280,8 +282,12 @@ class OneRequest implements McpTransport {
     return Promise.resolve();
   }
 
-  deliver(message: JsonRpcMessage): void {
-    this.onmessage?.(message);
+  /** Hands the server the request, with its verified token (OAuth), if any. */
+  deliver(message: JsonRpcMessage, authInfo?: AuthInfo): void {
+    this.onmessage?.(
+      message,
+      authInfo === undefined ? undefined : { authInfo },
+    );
   }
 
   send(

@@ -146,6 +146,45 @@ Deno.test("oauthResource() hands the tool each request's verified token as ctx.a
   }
 });
 
+Deno.test("oauthResource() hands a 2026-07-28 request's token to the tool as ctx.auth, without a session", async () => {
+  const key = await signingKey("key-1");
+  await using jwks = serveJwks([key.jwk]);
+  await using http = start(
+    { oauth: { authorizationServers: [ISSUER], jwks: jwks.url } },
+    authServer(),
+  );
+  const call = async (sub: string) => {
+    const response = await post(
+      http.url,
+      {
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: {
+          name: "whoami",
+          arguments: {},
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" },
+          },
+        },
+      },
+      {
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "whoami",
+        authorization: `Bearer ${await signToken(key, http.url.href, { sub })}`,
+      },
+    );
+    assert.equal(response.status, 200);
+    const [message] = await messages(response) as { result: unknown }[];
+    return answerOf(message.result);
+  };
+  assert.equal((await call("ada")).auth?.subject, "ada");
+  assert.equal((await call("grace")).auth?.subject, "grace");
+});
+
 Deno.test("oauthResource() keeps each concurrent request's own token within one session", async () => {
   const key = await signingKey("key-1");
   await using jwks = serveJwks([key.jwk]);
