@@ -120,9 +120,6 @@ export function statelessHttp(
     const one = new OneRequest(rpc.id, options.jsonResponse === true);
     open.add(one);
     one.ended.then(() => open.delete(one));
-    request.signal.addEventListener("abort", () => one.close(), {
-      once: true,
-    });
     await host.connect(one);
     one.deliver(rpc, authInfoOf(request));
     return await one.response;

@@ -20,9 +20,14 @@ Deno.test("the MCP Inspector CLI lists and calls the everything server's tools o
     "json_schema_2020_12_tool",
     "--tool-arg",
     "name=Ada",
+    "email=ada@example.org",
   ]);
+  // The schema's else branch (no contactMethod) requires an email.
   assert.deepEqual(result, {
-    content: [{ type: "text", text: 'Received: {"name":"Ada"}' }],
+    content: [{
+      type: "text",
+      text: 'Received: {"name":"Ada","email":"ada@example.org"}',
+    }],
   });
 });
 

@@ -17,6 +17,7 @@ import {
   type ToolServer,
 } from "@forge/toolkit";
 import { z } from "zod";
+import { registerRevision2026Tools } from "./revision_2026.ts";
 
 /** A 1×1 teal PNG, generated for this example. */
 export const PIXEL_PNG_BASE64 =
@@ -142,6 +143,7 @@ function registerContentTools(server: ToolServer): void {
       type: "object",
       $defs: {
         address: {
+          $anchor: "addressDef",
           type: "object",
           properties: {
             street: { type: "string" },
@@ -152,7 +154,18 @@ function registerContentTools(server: ToolServer): void {
       properties: {
         name: { type: "string" },
         address: { $ref: "#/$defs/address" },
+        contactMethod: { type: "string", enum: ["phone", "email"] },
+        phone: { type: "string" },
+        email: { type: "string" },
       },
+      // Composition and conditionals (SEP-2106) pass through to tools/list as written.
+      allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
+      if: {
+        properties: { contactMethod: { const: "phone" } },
+        required: ["contactMethod"],
+      },
+      then: { required: ["phone"] },
+      else: { required: ["email"] },
       additionalProperties: false,
     },
     handler: (args) => text(`Received: ${JSON.stringify(args)}`),
@@ -498,5 +511,6 @@ export function createEverythingServer(): ToolServer {
   registerElicitationTools(server);
   registerResources(server);
   registerPrompts(server);
+  registerRevision2026Tools(server);
   return server;
 }

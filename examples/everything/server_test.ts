@@ -258,7 +258,7 @@ Deno.test("sampling and elicitation reach the client and come back into the resu
   });
 });
 
-Deno.test("the 2020-12 tool keeps $schema, $defs and additionalProperties, and enforces them", async () => {
+Deno.test("the 2020-12 tool keeps $schema, $defs, $anchor, composition, conditionals and additionalProperties, and enforces them", async () => {
   await using env = await open();
   const tool = (await env.client.listTools()).tools.find((t: Block) =>
     t.name === "json_schema_2020_12_tool"
@@ -267,11 +267,30 @@ Deno.test("the 2020-12 tool keeps $schema, $defs and additionalProperties, and e
   assert.equal(schema.$schema, "https://json-schema.org/draft/2020-12/schema");
   assert.ok((schema.$defs as Block).address);
   assert.equal(schema.additionalProperties, false);
+  assert.equal(
+    ((schema.$defs as Block).address as Block).$anchor,
+    "addressDef",
+  );
+  assert.ok(Array.isArray(schema.allOf));
+  assert.deepEqual(schema.then, { required: ["phone"] });
+  assert.deepEqual(schema.else, { required: ["email"] });
   const refused = await call(env.client, "json_schema_2020_12_tool", {
     name: "Ada",
+    email: "ada@example.org",
     extra: 1,
   });
   assert.equal(refused.isError, true);
+  // allOf/anyOf: a phone or an email is required.
+  const unreachable = await call(env.client, "json_schema_2020_12_tool", {
+    name: "Ada",
+  });
+  assert.equal(unreachable.isError, true);
+  const accepted = await call(env.client, "json_schema_2020_12_tool", {
+    name: "Ada",
+    contactMethod: "phone",
+    phone: "+44 20 7946 0000",
+  });
+  assert.equal(accepted.isError, undefined);
 });
 
 Deno.test("resources read, templates substitute, and subscribers hear about updates", async () => {
