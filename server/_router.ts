@@ -7,11 +7,11 @@ import { isRecord, jsonType } from "../_util/json_type.ts";
 import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
 import type { CallPipeline } from "./_call.ts";
 import { type Connection, LOG_LEVELS } from "./_connection.ts";
-import type { LogLevel } from "./context.ts";
+import type { ElicitationResult, LogLevel } from "./context.ts";
 import type { PromptRegistry } from "./prompts.ts";
 import type { Placed, RequestContext, ResourceRegistry } from "./resources.ts";
 import { cursorParam, paginate } from "./_paging.ts";
-import type { RequestHandler } from "./_session.ts";
+import type { RequestExtra, RequestHandler } from "./_session.ts";
 import type { ToolRegistry } from "./_registry.ts";
 
 /** MCP caps one completion answer at this many values. */
@@ -57,9 +57,14 @@ export function buildRouter(
       },
     );
   };
-  const context = (extra: RequestContext): RequestContext => ({
+  const context = (extra: RequestExtra): RequestContext => ({
     signal: extra.signal,
     sessionId: extra.sessionId,
+    elicit: async (params) =>
+      await extra.sendRequest({
+        method: "elicitation/create",
+        params: params as Record<string, unknown>,
+      }) as unknown as ElicitationResult,
   });
 
   route("logging/setLevel", (params, _extra, connection) => {

@@ -12,6 +12,7 @@ import type { RegistrySlotOps } from "./_registration_handle.ts";
 import { UriTemplate } from "./_uri_template.ts";
 import { checkIcons } from "./_icons.ts";
 import type { Icon } from "./icon.ts";
+import type { ElicitationParams, ElicitationResult } from "./context.ts";
 
 /**
  * What a resource or prompt callback knows about its request.
@@ -34,6 +35,12 @@ export interface RequestContext {
   readonly signal: AbortSignal;
   /** The transport session, on transports that have sessions. */
   readonly sessionId: string | undefined;
+  /**
+   * Asks the user a question through the client (`elicitation/create` in
+   * form mode); over a 2026-07-28 request the question travels in an
+   * input-required result and the callback runs again with the answer.
+   */
+  elicit(params: ElicitationParams): Promise<ElicitationResult>;
 }
 
 /**

@@ -223,8 +223,36 @@ function registerInputTools(server: ToolServer): void {
   });
 }
 
+/** Registers the prompt of SEP-2322's non-tool scenario. */
+function registerInputPrompt(server: ToolServer): void {
+  server.prompt({
+    name: "test_input_required_result_prompt",
+    description: "Asks the user what context the prompt should use",
+    handler: async (_args, ctx) => {
+      const answer = await ctx.elicit({
+        message: "What context should the prompt use?",
+        requestedSchema: {
+          type: "object",
+          properties: { context: { type: "string" } },
+          required: ["context"],
+        },
+        ...key("user_context"),
+      });
+      return {
+        messages: [{
+          role: "user",
+          content: {
+            type: "text",
+            text: `Use this context: ${String(answer.content?.context)}`,
+          },
+        }],
+      };
+    },
+  });
+}
+
 /**
- * Registers the tools of the 2026-07-28 scenarios.
+ * Registers the tools and the prompt of the 2026-07-28 scenarios.
  *
  * @example
  * ```ts ignore
@@ -234,4 +262,5 @@ function registerInputTools(server: ToolServer): void {
 export function registerRevision2026Tools(server: ToolServer): void {
   registerProbes(server);
   registerInputTools(server);
+  registerInputPrompt(server);
 }

@@ -151,3 +151,64 @@ Deno.test("the same multi-round tool asks a 2025-11-25 client by a real elicitat
   assert.deepEqual(result.content, [{ type: "text", text: "Hello, Grace!" }]);
   assert.deepEqual(asked, ["elicitation/create"]);
 });
+
+Deno.test("a prompt asks for input too: an input-required prompts/get in 2026-07-28, an elicitation request in a 2025 session", async () => {
+  const handler = createHttpHandler(createEverythingServer());
+  const get = async (extra: Record<string, unknown>) => {
+    const response = await handler(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": VERSION,
+          "mcp-method": "prompts/get",
+          "mcp-name": "test_input_required_result_prompt",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "prompts/get",
+          params: {
+            name: "test_input_required_result_prompt",
+            ...extra,
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": VERSION,
+              "io.modelcontextprotocol/clientCapabilities": ALL,
+            },
+          },
+        }),
+      }),
+    );
+    return (await response.json()).result as Record<string, unknown>;
+  };
+  const first = await get({});
+  assert.equal(first.resultType, "input_required");
+  assert.deepEqual(Object.keys(first.inputRequests as object), [
+    "user_context",
+  ]);
+  const second = await get({
+    requestState: first.requestState,
+    inputResponses: {
+      user_context: { action: "accept", content: { context: "tests" } },
+    },
+  });
+  assert.equal(second.resultType, "complete");
+  assert.deepEqual(second.messages, [{
+    role: "user",
+    content: { type: "text", text: "Use this context: tests" },
+  }]);
+  await handler.close();
+
+  await using client = await connect(createEverythingServer(), {
+    capabilities: { elicitation: {} },
+    onRequest: () => ({ action: "accept", content: { context: "a session" } }),
+  });
+  const prompt = await client.request("prompts/get", {
+    name: "test_input_required_result_prompt",
+  }) as { messages: unknown };
+  assert.deepEqual(prompt.messages, [{
+    role: "user",
+    content: { type: "text", text: "Use this context: a session" },
+  }]);
+});
