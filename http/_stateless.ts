@@ -18,7 +18,11 @@ import type {
 import type { AuthInfo } from "../server/context.ts";
 import { RPC_ERROR } from "../jsonrpc/errors.ts";
 import { checkMessage } from "../jsonrpc/_check.ts";
-import { META, SESSION_PROTOCOL_VERSIONS } from "../jsonrpc/_versions.ts";
+import {
+  META,
+  SESSION_PROTOCOL_VERSIONS,
+  STATELESS_PROTOCOL_VERSIONS,
+} from "../jsonrpc/_versions.ts";
 import { isRecord } from "../_util/json_type.ts";
 import { SESSION_HEADER } from "./_response.ts";
 import { authInfoOf } from "./_auth_info.ts";
@@ -55,6 +59,7 @@ export function statelessHttp(
   options: { jsonResponse?: boolean } = {},
 ): StatelessLayer {
   const open = new Set<OneRequest>();
+  const params = new ParamHeaders(host);
 
   async function serve(request: Request): Promise<Response> {
     const accept = request.headers.get("accept") ?? "";
@@ -113,7 +118,10 @@ export function statelessHttp(
     if (!("method" in rpc) || !("id" in rpc)) {
       return new Response(null, { status: 202 });
     }
-    const mismatch = checkHeaders(request.headers, rpc.method, rpc.params);
+    const mismatch = checkHeaders(request.headers, rpc.method, rpc.params) ??
+      (rpc.method === "tools/call"
+        ? await params.check(request.headers, rpc.params)
+        : undefined);
     if (mismatch !== undefined) {
       return answer(400, rpc.id, RPC_ERROR.HEADER_MISMATCH, mismatch);
     }
@@ -131,6 +139,7 @@ export function statelessHttp(
         ? serve(request)
         : next(request)) as StatelessLayer;
   layer.close = async () => {
+    params.close();
     await Promise.all([...open].map((one) => one.close()));
   };
   return layer;
@@ -168,6 +177,9 @@ function checkHeaders(
     ? "uri"
     : method === "tools/call" || method === "prompts/get"
     ? "name"
+    : method === "tasks/get" || method === "tasks/update" ||
+        method === "tasks/cancel"
+    ? "taskId" // SEP-2663's routing header
     : undefined;
   const value = field === undefined ? undefined : params?.[field];
   if (typeof value !== "string") return undefined;
@@ -209,6 +221,153 @@ export function decodeHeaderValue(value: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Where a tool's argument is mirrored: its property and its type. */
+type Mirrored = Map<string, { property: string; header: string }>;
+
+/**
+ * SEP-2243's custom headers: a tool's input property marked
+ * `x-mcp-header: Name` is mirrored as `Mcp-Param-Name`, which must then
+ * match the argument. The marks come from the server's own tools/list,
+ * asked once through the host and again after each tools/list_changed,
+ * which an internal `subscriptions/listen` reports.
+ */
+class ParamHeaders {
+  readonly #host: SessionHost;
+  #tools: Promise<Map<string, Mirrored>> | undefined;
+  #listen: OneRequest | undefined;
+  #closed = false;
+
+  constructor(host: SessionHost) {
+    this.#host = host;
+  }
+
+  async check(
+    headers: Headers,
+    params: Record<string, unknown> | undefined,
+  ): Promise<string | undefined> {
+    const mirrored = (await this.#marks()).get(String(params?.name));
+    if (mirrored === undefined) return undefined;
+    const args = isRecord(params?.arguments) ? params.arguments : {};
+    for (const [lower, { property, header: name }] of mirrored) {
+      const value = args[property];
+      const raw = headers.get(`mcp-param-${lower}`);
+      if (value === undefined || value === null) continue;
+      if (raw === null) {
+        return `Header mismatch: Mcp-Param-${name} is required when arguments.${property} is given`;
+      }
+      const decoded = decodeHeaderValue(raw.trim());
+      if (decoded === undefined) {
+        return `Header mismatch: Mcp-Param-${name} is not valid =?base64?…?= encoding: ${
+          JSON.stringify(raw)
+        }`;
+      }
+      if (decoded !== String(value)) {
+        return `Header mismatch: Mcp-Param-${name} is ${
+          JSON.stringify(decoded)
+        } but arguments.${property} is ${JSON.stringify(value)}`;
+      }
+    }
+    return undefined;
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#listen?.close();
+  }
+
+  #marks(): Promise<Map<string, Mirrored>> {
+    if (this.#tools !== undefined) return this.#tools;
+    if (!this.#closed && this.#listen === undefined) this.#watch();
+    const loading = this.#load();
+    this.#tools = loading;
+    // A failed listing is asked again next time.
+    loading.catch(() => {
+      if (this.#tools === loading) this.#tools = undefined;
+    });
+    return loading;
+  }
+
+  #watch(): void {
+    const listen = new OneRequest("forge-tools-watch", false, (message) => {
+      if ("method" in message && message.method.endsWith("/list_changed")) {
+        this.#tools = undefined;
+      }
+    });
+    this.#listen = listen;
+    listen.ended.then(() => {
+      if (this.#listen === listen) this.#listen = undefined;
+    });
+    this.#host.connect(listen).then(() =>
+      listen.deliver(internal("forge-tools-watch", "subscriptions/listen", {
+        notifications: { toolsListChanged: true },
+      }))
+    ).catch(() => listen.close());
+  }
+
+  async #load(): Promise<Map<string, Mirrored>> {
+    const marks = new Map<string, Mirrored>();
+    let cursor: unknown;
+    do {
+      const one = new OneRequest("forge-tools-list", true);
+      await this.#host.connect(one);
+      one.deliver(
+        internal(
+          "forge-tools-list",
+          "tools/list",
+          cursor === undefined ? {} : { cursor },
+        ),
+      );
+      const body = await (await one.response).json();
+      if (!isRecord(body.result)) {
+        throw new Error(`Cannot list tools: ${JSON.stringify(body.error)}`);
+      }
+      for (const tool of body.result.tools as Record<string, unknown>[]) {
+        const mirrored = mirroredOf(tool.inputSchema);
+        if (mirrored.size > 0) marks.set(String(tool.name), mirrored);
+      }
+      cursor = body.result.nextCursor;
+    } while (typeof cursor === "string");
+    return marks;
+  }
+}
+
+/** The `x-mcp-header` marks of a tool's input schema, by lowercased header name. */
+function mirroredOf(schema: unknown): Mirrored {
+  const mirrored: Mirrored = new Map();
+  const properties = isRecord(schema) ? schema.properties : undefined;
+  if (!isRecord(properties)) return mirrored;
+  for (const [property, definition] of Object.entries(properties)) {
+    const name = isRecord(definition) ? definition["x-mcp-header"] : undefined;
+    if (typeof name === "string" && name !== "") {
+      mirrored.set(name.toLowerCase(), {
+        property,
+        header: name,
+      });
+    }
+  }
+  return mirrored;
+}
+
+/** A request the layer makes of its own server. */
+function internal(
+  id: string,
+  method: string,
+  params: Record<string, unknown>,
+): JsonRpcMessage {
+  return {
+    jsonrpc: "2.0",
+    id,
+    method,
+    params: {
+      ...params,
+      _meta: {
+        [META.PROTOCOL_VERSION]: STATELESS_PROTOCOL_VERSIONS[0],
+        [META.CLIENT_CAPABILITIES]: {},
+      },
+    },
+  };
 }
 
 /** The HTTP status of a JSON-RPC error in 2026-07-28. */
@@ -263,14 +422,20 @@ class OneRequest implements McpTransport {
   readonly ended: Promise<void>;
   readonly #id: JsonRpcId;
   readonly #json: boolean;
+  readonly #listener: ((message: JsonRpcMessage) => void) | undefined;
   #respond!: (response: Response) => void;
   #end!: () => void;
   #stream: ReadableStreamDefaultController<Uint8Array> | undefined;
   #closed = false;
 
-  constructor(id: JsonRpcId, json: boolean) {
+  constructor(
+    id: JsonRpcId,
+    json: boolean,
+    listener?: (message: JsonRpcMessage) => void,
+  ) {
     this.#id = id;
     this.#json = json;
+    this.#listener = listener;
     this.response = new Promise((resolve) => (this.#respond = resolve));
     this.ended = new Promise((resolve) => (this.#end = resolve));
   }
@@ -293,6 +458,11 @@ class OneRequest implements McpTransport {
   ): Promise<void> {
     if (this.#closed) return Promise.resolve();
     const final = !("method" in message) && message.id === this.#id;
+    if (this.#listener !== undefined && !final) {
+      // The layer's own listen stream: heard here, sent nowhere.
+      this.#listener(message);
+      return Promise.resolve();
+    }
     if (this.#stream === undefined) {
       if (final) {
         const status = "error" in message ? statusOf(message.error.code) : 200;

@@ -313,3 +313,91 @@ Deno.test("decodeHeaderValue() decodes =?base64?…?=, treats anything else as l
   assert.equal(decodeHeaderValue("=?base64?SGVs!!!bG8=?="), undefined);
   assert.equal(decodeHeaderValue("=?base64?/w==?="), undefined);
 });
+
+Deno.test("The stateless path checks Mcp-Param-* headers against the arguments a tool marks x-mcp-header, and hears the tool list change", async (t) => {
+  const server = createServer({ name: "param-test", version: "1" });
+  const input: Record<string, unknown> = {
+    type: "object",
+    properties: {
+      region: { type: "string", "x-mcp-header": "Region" },
+      limit: { type: "integer", "x-mcp-header": "Limit" },
+      query: { type: "string" },
+    },
+    required: ["region"],
+  };
+  const marked = server.tool({
+    name: "lookup",
+    description: "Looks up in a region",
+    input,
+    handler: () => text("ok"),
+  });
+  const handler = createHttpHandler(server);
+  const call = (
+    args: Record<string, unknown>,
+    headers: Record<string, string>,
+  ) =>
+    handler(
+      request("tools/call", { name: "lookup", arguments: args }, headers),
+    );
+  await t.step(
+    "a matching header, literal or Base64, is accepted",
+    async () => {
+      for (const value of ["eu-west", `=?base64?${btoa("eu-west")}?=`]) {
+        const response = await call({ region: "eu-west" }, {
+          "mcp-param-region": value,
+        });
+        assert.equal(response.status, 200);
+        assert.ok((await response.json()).result);
+      }
+      const numbered = await call({ region: "eu", limit: 5 }, {
+        "mcp-param-region": "eu",
+        "mcp-param-limit": "5",
+      });
+      assert.equal(numbered.status, 200);
+      await numbered.body?.cancel();
+    },
+  );
+  const refused: [string, Record<string, unknown>, Record<string, string>][] = [
+    ["a missing header", { region: "eu" }, {}],
+    ["another value", { region: "eu" }, { "mcp-param-region": "us" }],
+    ["malformed Base64", { region: "eu" }, {
+      "mcp-param-region": "=?base64?ZX?=",
+    }],
+    ["a number that differs", { region: "eu", limit: 5 }, {
+      "mcp-param-region": "eu",
+      "mcp-param-limit": "6",
+    }],
+  ];
+  for (const [name, args, headers] of refused) {
+    await t.step(`${name}: 400 and -32020`, async () => {
+      const response = await call(args, headers);
+      assert.equal(response.status, 400);
+      const body = await response.json();
+      assert.equal(body.error.code, RPC_ERROR.HEADER_MISMATCH);
+      assert.match(
+        body.error.message,
+        /^Header mismatch: Mcp-Param-(Region|Limit) /,
+      );
+    });
+  }
+  await t.step(
+    "after the tool loses its mark, the header is no longer required",
+    async () => {
+      const unmarked: Record<string, unknown> = {
+        type: "object",
+        properties: { region: { type: "string" } },
+        required: ["region"],
+      };
+      marked.update({ input: unmarked });
+      let status = 0;
+      for (let i = 0; i < 50 && status !== 200; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        const response = await call({ region: "eu" }, {});
+        status = response.status;
+        await response.body?.cancel();
+      }
+      assert.equal(status, 200);
+    },
+  );
+  await handler.close();
+});

@@ -107,6 +107,27 @@ function registerProbes(server: ToolServer): void {
   });
 }
 
+/** Registers a tool whose argument travels in a header too (SEP-2243). */
+function registerHeaderTool(server: ToolServer): void {
+  server.tool({
+    name: "test_mirrored_header",
+    description:
+      "Looks a query up in a region; the region is mirrored in the Mcp-Param-Region header, which must match",
+    input: {
+      type: "object",
+      properties: {
+        region: { type: "string", "x-mcp-header": "Region" },
+        query: { type: "string" },
+      },
+      required: ["region"],
+    },
+    handler: (args) => {
+      const { region, query } = args as { region: string; query?: string };
+      return text(`Looked up ${JSON.stringify(query ?? "")} in ${region}`);
+    },
+  });
+}
+
 /** Registers the multi-round tools of SEP-2322. */
 function registerInputTools(server: ToolServer): void {
   server.tool({
@@ -261,6 +282,7 @@ function registerInputPrompt(server: ToolServer): void {
  */
 export function registerRevision2026Tools(server: ToolServer): void {
   registerProbes(server);
+  registerHeaderTool(server);
   registerInputTools(server);
   registerInputPrompt(server);
 }
