@@ -302,8 +302,8 @@ export function renderGate(comparisons: readonly GateComparison[]): string {
   ].join("\n");
 }
 
-/** The echo server's command; the gate runs the same one. */
-function serverCommand(): string[] {
+/** The echo server's command; the gate and the relays run the same one. */
+export function serverCommand(): string[] {
   return [
     Deno.execPath(),
     "run",
@@ -314,7 +314,8 @@ function serverCommand(): string[] {
   ];
 }
 
-function relayCommand(): string[] {
+/** The Deno byte relay (`gate_relay.ts`) in front of the echo server. */
+export function relayCommand(): string[] {
   return [
     Deno.execPath(),
     "run",
@@ -345,7 +346,8 @@ export async function writeBenchPolicy(dir: string): Promise<string> {
   return path;
 }
 
-async function open(command: string[]): Promise<ServerProcess> {
+/** Spawns `command`, initialises it and lists its tools, as a host would. */
+export async function openServer(command: string[]): Promise<ServerProcess> {
   const server = spawnServer(command);
   try {
     const answer = await server.request("initialize", INITIALIZE_PARAMS);
@@ -375,7 +377,8 @@ function firstText(answer: RpcAnswer): string | undefined {
   return content?.[0]?.text;
 }
 
-async function call(
+/** Calls `echo` or `note` once and checks the answer. */
+export async function callTool(
   server: ServerProcess,
   name: "echo" | "note",
 ): Promise<void> {
@@ -427,12 +430,12 @@ export async function measureGateRound(
   policyPath: string,
   plan: { calls: number; warmup: number },
 ): Promise<GateSamples> {
-  const direct = await open(serverCommand());
+  const direct = await openServer(serverCommand());
   let gated: ServerProcess | undefined;
   let relayed: ServerProcess | undefined;
   try {
-    gated = await open(gateCommand(policyPath));
-    const relay = relayed = await open(relayCommand());
+    gated = await openServer(gateCommand(policyPath));
+    const relay = relayed = await openServer(relayCommand());
     await checkGateDecides(gated);
     const servers = { direct, gate: gated, relay } as const;
     const run = (key: GateCase) => {
@@ -440,7 +443,7 @@ export async function measureGateRound(
         keyof typeof servers,
         "echo" | "note",
       ];
-      return call(servers[side], tool);
+      return callTool(servers[side], tool);
     };
     for (let i = 0; i < plan.warmup; i++) {
       for (const key of CASES) await run(key);
