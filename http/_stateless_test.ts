@@ -401,3 +401,73 @@ Deno.test("The stateless path checks Mcp-Param-* headers against the arguments a
   );
   await handler.close();
 });
+
+Deno.test("Instances sharing requestStateKey resume each other's multi-round requests; others refuse the state", async () => {
+  const key = crypto.getRandomValues(new Uint8Array(32));
+  const make = (requestStateKey: Uint8Array) => {
+    const server = createServer({ name: "replica", version: "1" }, {
+      requestStateKey,
+      cache: { ttlMs: 30_000, cacheScope: "public" },
+    });
+    server.tool({
+      name: "ask",
+      description: "Asks two questions in turn",
+      handler: async (_args, ctx) => {
+        const schema = { type: "object", properties: {} };
+        const a = await ctx.elicit({ message: "A?", requestedSchema: schema });
+        const b = await ctx.elicit({ message: "B?", requestedSchema: schema });
+        return text(`${a.action} ${b.action}`);
+      },
+    });
+    return createHttpHandler(server);
+  };
+  const one = make(key);
+  const two = make(key);
+  const stranger = make(crypto.getRandomValues(new Uint8Array(32)));
+  const capabilities = {
+    ...META,
+    "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
+  };
+  const ask = async (
+    handler: ReturnType<typeof make>,
+    extra: Record<string, unknown>,
+  ) =>
+    await (await handler(
+      request("tools/call", { name: "ask", _meta: capabilities, ...extra }),
+    )).json();
+  const first = (await ask(one, {})).result;
+  assert.deepEqual(Object.keys(first.inputRequests), ["elicitation"]);
+  const second = (await ask(two, {
+    requestState: first.requestState,
+    inputResponses: { elicitation: { action: "accept", content: {} } },
+  })).result;
+  assert.deepEqual(Object.keys(second.inputRequests), ["elicitation-2"]);
+  const third = (await ask(one, {
+    requestState: second.requestState,
+    inputResponses: { "elicitation-2": { action: "decline" } },
+  })).result;
+  assert.deepEqual(third.content, [{ type: "text", text: "accept decline" }]);
+  const refused = await ask(stranger, {
+    requestState: second.requestState,
+    inputResponses: { "elicitation-2": { action: "decline" } },
+  });
+  assert.equal(refused.error.code, RPC_ERROR.INVALID_PARAMS);
+  const listed = (await (await one(request("tools/list"))).json()).result;
+  assert.equal(listed.ttlMs, 30_000);
+  assert.equal(listed.cacheScope, "public");
+  for (const handler of [one, two, stranger]) await handler.close();
+});
+
+Deno.test("createServer() refuses a short requestStateKey and bad cache hints", () => {
+  assert.throws(
+    () =>
+      createServer({ name: "s", version: "1" }, {
+        requestStateKey: new Uint8Array(8),
+      }),
+    /requestStateKey must be at least 32 bytes, got 8/,
+  );
+  assert.throws(
+    () => createServer({ name: "s", version: "1" }, { cache: { ttlMs: -5 } }),
+    /cache\.ttlMs must be an integer >= 0, got -5/,
+  );
+});

@@ -28,6 +28,11 @@ import {
 import { ToolRegistry } from "./_registry.ts";
 import { buildRouter } from "./_router.ts";
 import { Session } from "./_session.ts";
+import {
+  type CacheHints,
+  checkCacheHints,
+  RequestStateSigner,
+} from "./_era.ts";
 import type { ListedTool, ToolDefinition } from "./tool.ts";
 import type { Registration } from "./registration.ts";
 import {
@@ -128,6 +133,25 @@ export interface ServerOptions {
    */
   timeoutMs?: number;
   /**
+   * Caching hints (SEP-2549) on the results 2026-07-28 clients may cache:
+   * `server/discover`, the four lists and `resources/read`. `ttlMs` is how
+   * long a client may reuse one; `cacheScope: "public"` lets shared caches
+   * serve it across users, so keep `"private"` when results depend on who
+   * asks. Session-era (2025) clients get no hints.
+   *
+   * @default {{ ttlMs: 0, cacheScope: "private" }}
+   */
+  cache?: { ttlMs?: number; cacheScope?: "public" | "private" };
+  /**
+   * The HMAC key that signs the `requestState` of 2026-07-28 input-required
+   * results (at least 32 bytes). Give every instance behind a load balancer
+   * the same key, so that any of them can resume a request another began;
+   * without one, each process makes its own.
+   *
+   * @default {undefined}
+   */
+  requestStateKey?: Uint8Array;
+  /**
    * Items per page of `tools/list`, `resources/list`,
    * `resources/templates/list` and `prompts/list`: a longer list answers
    * `nextCursor`, an opaque cursor the client sends back for the next page
@@ -201,6 +225,8 @@ export class ToolServer {
   /** The name and version the server reports. */
   readonly info: ServerInfo;
   #options: ServerOptions;
+  #cache: CacheHints;
+  #signer: RequestStateSigner | undefined;
   #tools = new ToolRegistry();
   #resources = new ResourceRegistry();
   #prompts = new PromptRegistry();
@@ -254,6 +280,19 @@ export class ToolServer {
     }
     this.info = { ...info };
     this.#options = { ...options };
+    this.#cache = checkCacheHints(options.cache);
+    const key = options.requestStateKey;
+    if (key !== undefined && !(key instanceof Uint8Array)) {
+      throw new TypeError(
+        "Cannot create server: requestStateKey must be a Uint8Array",
+      );
+    }
+    if (key !== undefined && key.length < 32) {
+      throw new RangeError(
+        `Cannot create server: requestStateKey must be at least 32 bytes, got ${key.length}`,
+      );
+    }
+    this.#signer = key === undefined ? undefined : new RequestStateSigner(key);
     this.#calls = new CallPipeline(this.#tools, this.#options.timeoutMs);
     this.#routes = buildRouter({
       tools: this.#tools,
@@ -361,6 +400,8 @@ export class ToolServer {
       elicitations: new Set(),
     };
     connection.session = new Session(transport, {
+      cache: this.#cache,
+      signer: this.#signer,
       info: { ...this.info },
       capabilities,
       handlers: this.#routes,
