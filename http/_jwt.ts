@@ -4,6 +4,7 @@
 // iss, aud, exp and nbf claims hold; anything else is a TokenRejected with a
 // reason that is safe to send back (it never contains the token).
 
+import { createHash } from "node:crypto";
 import {
   createLocalJWKSet,
   createRemoteJWKSet,
@@ -26,6 +27,11 @@ export const DEFAULT_ALGORITHMS: readonly string[] = [
   "EdDSA",
   "Ed25519",
 ];
+
+/** How many verified tokens are remembered, so a client's every request does not cost a signature check. */
+const MAX_REMEMBERED = 1000;
+/** How long a verification is trusted at most, however far off its `exp`. */
+const REMEMBER_MS = 60_000;
 
 /** A token that is not good: `reason` says why, for `error_description`. */
 export class TokenRejected extends Error {
@@ -59,13 +65,30 @@ export type JwtVerifier = (
  * `cacheMs`, and fetched again early when a token names a key it lacks
  * (key rotation), at most once per cooldown so that tokens with made-up
  * key ids cannot make the server hammer the authorization server.
+ *
+ * A verified token is remembered (the last 1000, each for at most a minute
+ * and never past its `exp` and the skew): a signature check costs ~350 µs,
+ * and a client sends the same token with every request.
  */
 export function jwtVerifier(
   source: JwksSource,
   cacheMs: number,
 ): JwtVerifier {
   const keys = keySource(source, cacheMs);
+  const remembered = new Map<
+    string,
+    { claims: Record<string, unknown>; until: number }
+  >();
   return async (token, expect) => {
+    // A digest as the key: the table holds no tokens.
+    const id = createHash("sha256").update(expect.audience).update("\n")
+      .update(token).digest("base64");
+    const hit = remembered.get(id);
+    if (hit !== undefined) {
+      if (Date.now() < hit.until) return hit.claims;
+      remembered.delete(id);
+    }
+    let claims: Record<string, unknown>;
     try {
       const { payload } = await jwtVerify(token, keys, {
         issuer: [...expect.issuers],
@@ -74,10 +97,19 @@ export function jwtVerifier(
         algorithms: [...expect.algorithms],
         requiredClaims: ["exp"],
       });
-      return payload as Record<string, unknown>;
+      claims = payload as Record<string, unknown>;
     } catch (error) {
       throw rejection(error);
     }
+    const until = Math.min(
+      ((claims.exp as number) + expect.clockToleranceS) * 1000,
+      Date.now() + Math.min(cacheMs, REMEMBER_MS),
+    );
+    if (remembered.size >= MAX_REMEMBERED) {
+      remembered.delete(remembered.keys().next().value!);
+    }
+    remembered.set(id, { claims, until });
+    return claims;
   };
 }
 

@@ -565,6 +565,70 @@ Deno.test("oauthResource() fetches the JWKS once under concurrency, at most once
   );
 });
 
+Deno.test("oauthResource() checks a token's signature once for many requests, and still refuses it once it expires", async (t) => {
+  const key = await signingKey("key-1");
+  const { send, seen } = harness({
+    resource: RESOURCE,
+    authorizationServers: [ISSUER],
+    jwks: { keys: [key.jwk] },
+    clockSkewMs: 0,
+  });
+  const verify = crypto.subtle.verify;
+  let checks = 0;
+  crypto.subtle.verify = function (...args: Parameters<typeof verify>) {
+    checks++;
+    return verify.apply(this, args);
+  };
+  try {
+    const soon = Math.floor(Date.now() / 1000) + 1;
+    const token = await signToken(key, RESOURCE, {}, { expiresIn: soon });
+    await t.step(
+      "five requests with one token, one signature check",
+      async () => {
+        for (let i = 0; i < 5; i++) {
+          assert.equal((await send(token)).status, 200);
+        }
+        assert.equal(checks, 1);
+        assert.equal(seen.length, 5);
+      },
+    );
+    await t.step(
+      "the same token for another resource is checked anew",
+      async () => {
+        const other = oauthResource({
+          resource: "https://other.example.com/mcp",
+          authorizationServers: [ISSUER],
+          jwks: { keys: [key.jwk] },
+        });
+        const response = await other(
+          new Request("https://other.example.com/mcp", {
+            headers: { authorization: `Bearer ${token}` },
+          }),
+          () => Promise.resolve(new Response("passed")),
+        );
+        assert.equal(response.status, 401);
+        assert.equal(checks, 2);
+      },
+    );
+    await t.step(
+      "once exp has passed the remembered token is refused",
+      async () => {
+        await new Promise((resolve) =>
+          setTimeout(resolve, soon * 1000 - Date.now() + 50)
+        );
+        const response = await send(token);
+        assert.equal(response.status, 401);
+        assert.match(
+          response.headers.get("www-authenticate") ?? "",
+          /the token has expired/,
+        );
+      },
+    );
+  } finally {
+    crypto.subtle.verify = verify;
+  }
+});
+
 Deno.test("oauthResource() answers 503 when the JWKS cannot be fetched, and logs no token", async () => {
   const key = await signingKey("key-1");
   await using jwks = serveJwks([key.jwk]);
