@@ -34,7 +34,7 @@ export function metadataPaths(
   path: string,
   resource: string | undefined,
 ): ReadonlySet<string> {
-  const paths = new Set([PRM_PREFIX, PRM_PREFIX + path]);
+  const paths = new Set([PRM_PREFIX, PRM_PREFIX + (path === "/" ? "" : path)]);
   if (resource !== undefined) {
     paths.add(new URL(metadataUrl(resource)).pathname);
   }

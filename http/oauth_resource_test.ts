@@ -511,6 +511,30 @@ Deno.test("oauthResource() serves the protected resource metadata at both well-k
   );
 });
 
+Deno.test("oauthResource() for an endpoint at / serves its document at the root well-known path", async () => {
+  const layer = oauthResource({
+    path: "/",
+    authorizationServers: [ISSUER],
+    jwks: { keys: [] },
+  });
+  const next = () => Promise.resolve(new Response("passed"));
+  const document = await layer(
+    new Request("http://localhost:8000/.well-known/oauth-protected-resource"),
+    next,
+  );
+  assert.equal(document.status, 200);
+  assert.equal((await document.json()).resource, "http://localhost:8000/");
+  const refused = await layer(
+    new Request("http://localhost:8000/", { method: "POST" }),
+    next,
+  );
+  assert.equal(
+    refused.headers.get("www-authenticate"),
+    'Bearer resource_metadata="http://localhost:8000/.well-known/oauth-protected-resource"',
+  );
+  await refused.body?.cancel();
+});
+
 Deno.test("oauthResource() fetches the JWKS once under concurrency, at most once more for a flood of unknown keys, and a rotated key after the cache time", async (t) => {
   const key = await signingKey("key-1");
   await using jwks = serveJwks([key.jwk]);
