@@ -34,6 +34,7 @@ function fakeContext(meta: Record<string, unknown> = {}): ToolContext {
     elicit: () => Promise.reject(new Error("no elicitation in this test")),
     roots: () => Promise.reject(new Error("no roots in this test")),
     urlElicitationRequired: () => new Error("no elicitation in this test"),
+    detach: () => Promise.reject(new Error("no tasks in this test")),
   };
 }
 

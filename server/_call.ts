@@ -15,10 +15,17 @@ import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
 import { probeGuard } from "../patterns/_probe_guard.ts";
 import { type CallToolResult, error, ToolError } from "../result/result.ts";
 import type { Connection } from "./_connection.ts";
-import { CallContext } from "./_context.ts";
+import { allowDetach, CallContext, runAsTask } from "./_context.ts";
 import type { CallLayer, ToolCall } from "./layer.ts";
 import type { RegisteredTool, ToolRegistry } from "./_registry.ts";
 import type { RequestExtra } from "./_session.ts";
+import {
+  declaresTasks,
+  ownerOf,
+  type TaskManager,
+  type TaskMode,
+  tasksNotDeclared,
+} from "./_tasks.ts";
 
 /** The `meta` of a call without `_meta`: one frozen object, not one per call. */
 const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
@@ -33,6 +40,8 @@ class Call implements ToolCall {
   readonly ctx: CallContext;
   readonly registered: RegisteredTool;
   readonly abort: LazyAbort;
+  /** The task it runs as, once detached: the request's cancellation no longer reaches it. */
+  taskId: string | undefined = undefined;
 
   constructor(
     registered: RegisteredTool,
@@ -61,9 +70,16 @@ export class CallPipeline {
   #idle: (() => void) | undefined;
   #draining = false;
 
-  constructor(registry: ToolRegistry, timeoutMs: number | undefined) {
+  #tasks: TaskManager;
+
+  constructor(
+    registry: ToolRegistry,
+    timeoutMs: number | undefined,
+    tasks: TaskManager,
+  ) {
     this.#registry = registry;
     this.#timeoutMs = timeoutMs;
+    this.#tasks = tasks;
     this.#chain = this.#compose();
   }
 
@@ -102,10 +118,14 @@ export class CallPipeline {
         }:\narguments: expected object, got ${jsonType(args)}`,
       );
     }
+    const mode = registered.task;
+    const asTask = mode !== undefined &&
+      declaresTasks(connection.session.clientCapabilities);
+    if (mode?.support === "required" && !asTask) {
+      throw tasksNotDeclared(`tool ${JSON.stringify(name)}`);
+    }
     const meta = (params._meta ?? NO_META) as Record<string, unknown>;
     const abort = new LazyAbort();
-    // A cancelled call gets no answer; aborting settles it so it stops counting as in flight.
-    extra.onabort((reason) => abort.abort(reason));
     const ctx = new CallContext(connection, name, meta, abort, extra);
     const call = new Call(
       registered,
@@ -113,6 +133,14 @@ export class CallPipeline {
       ctx,
       abort,
     );
+    // A cancelled call gets no answer; aborting settles it so it stops counting as in flight.
+    extra.onabort((reason) => {
+      if (call.taskId === undefined) abort.abort(reason);
+    });
+    if (mode !== undefined) {
+      if (asTask) return this.#task(call, mode, connection, extra);
+      allowDetach(ctx, null);
+    }
     let outcome: Answer;
     try {
       outcome = this.#chain(call);
@@ -122,6 +150,85 @@ export class CallPipeline {
     // Answered synchronously: never in flight, nothing to time out.
     if (!isThenable(outcome)) return outcome;
     return this.#settle(call, outcome);
+  }
+
+  /**
+   * A call of a task tool from a client that declared tasks: answered with
+   * the CreateTaskResult once the task is stored (at the start, or when the
+   * handler calls `ctx.detach()`), while the handler runs on and its result
+   * goes to the task; a handler that ends before detaching answers itself.
+   */
+  async #task(
+    call: Call,
+    mode: TaskMode,
+    connection: Connection,
+    extra: RequestExtra,
+  ): Promise<CallToolResult> {
+    const tasks = this.#tasks;
+    const answer = Promise.withResolvers<CallToolResult>();
+    let created: Promise<void> | undefined;
+    const detach = () =>
+      created ??= tasks.create({
+        toolName: call.name,
+        mode,
+        owner: ownerOf(extra.authInfo),
+        abort: call.abort,
+        capabilities: connection.session.clientCapabilities ?? {},
+        notify: (params) => {
+          connection.session.notify("notifications/tasks", params).catch(
+            () => {},
+          );
+        },
+      }).then((result) => {
+        const taskId = result.taskId as string;
+        call.taskId = taskId;
+        runAsTask(call.ctx, taskId, tasks.extra(taskId, extra));
+        answer.resolve(result as unknown as CallToolResult);
+      });
+    allowDetach(call.ctx, detach);
+    if (mode.detach === "start") {
+      try {
+        await detach();
+      } catch (cause) {
+        console.error(`Tool ${call.name}: cannot create its task:`, cause);
+        throw new ProtocolError(
+          RPC_ERROR.INTERNAL_ERROR,
+          `Cannot create a task for tool ${call.name}: ${
+            cause instanceof Error ? cause.message : String(cause)
+          }`,
+        );
+      }
+    }
+    const settled = (async () => {
+      let outcome: Answer;
+      try {
+        outcome = this.#chain(call);
+      } catch (cause) {
+        return failed(call, cause);
+      }
+      return isThenable(outcome) ? await this.#settle(call, outcome) : outcome;
+    })();
+    const end = async (ok: boolean, value: unknown) => {
+      // A detach still being stored decides where the outcome goes.
+      await created?.catch(() => {});
+      const { taskId } = call;
+      if (taskId === undefined) {
+        if (ok) answer.resolve(value as CallToolResult);
+        else answer.reject(value);
+      } else if (ok) {
+        await tasks.complete(taskId, value as CallToolResult);
+      } else {
+        await tasks.fail(taskId, value);
+      }
+    };
+    settled.then((result) => end(true, result), (cause) => end(false, cause))
+      .catch((cause) => {
+        console.error(
+          `Tool ${call.name}: cannot store its task's outcome:`,
+          cause,
+        );
+      });
+    return await answer.promise;
   }
 
   /** Refuses new calls from now on. */

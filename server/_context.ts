@@ -29,6 +29,32 @@ interface CallState {
   abort: LazyAbort;
   extra: RequestExtra;
   logger: ToolLogger | undefined;
+  /** Set by the pipeline for a tool that may run as a task. */
+  detach: (() => Promise<void>) | undefined;
+  /** The task the call runs as, once it does. */
+  taskId: string | undefined;
+}
+
+/**
+ * Lets a call become a task: `detach` is what `ctx.detach()` runs (once;
+ * `null` when the call cannot be a task, so `ctx.detach()` does nothing).
+ */
+export function allowDetach(
+  ctx: CallContext,
+  detach: (() => Promise<void>) | null,
+): void {
+  ctx[CALL].detach = detach ?? (() => Promise.resolve());
+}
+
+/** The call now runs as task `taskId`: what it asks of the client goes through `extra`. */
+export function runAsTask(
+  ctx: CallContext,
+  taskId: string,
+  extra: RequestExtra,
+): void {
+  const call = ctx[CALL];
+  call.taskId = taskId;
+  call.extra = extra;
 }
 
 /** Logs a call's message to stderr and, at the client's level, as a notification. */
@@ -85,7 +111,31 @@ export class CallContext implements ToolContext {
     this.sessionId = extra.sessionId;
     this.toolName = toolName;
     this.auth = extra.authInfo;
-    this[CALL] = { connection, abort, extra, logger: undefined };
+    this[CALL] = {
+      connection,
+      abort,
+      extra,
+      logger: undefined,
+      detach: undefined,
+      taskId: undefined,
+    };
+  }
+
+  get taskId(): string | undefined {
+    return this[CALL].taskId;
+  }
+
+  detach(): Promise<void> {
+    const { detach, taskId } = this[CALL];
+    if (taskId !== undefined) return Promise.resolve();
+    if (detach === undefined) {
+      return Promise.reject(
+        new Error(
+          `Cannot detach: tool ${this.toolName} does not run as a task (set task in its definition)`,
+        ),
+      );
+    }
+    return detach();
   }
 
   get signal(): AbortSignal {

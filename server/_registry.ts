@@ -14,6 +14,7 @@ import { answersProbes } from "../patterns/_probe_mark.ts";
 import { META_SUPPORTS_PERMISSION_PATTERNS } from "../patterns/probe_meta.ts";
 import type { RegistrySlotOps } from "./_registration_handle.ts";
 import type { ListedTool, ToolDefinition } from "./tool.ts";
+import { checkTaskOption, type TaskMode } from "./_tasks.ts";
 
 const TOOL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -31,6 +32,8 @@ export interface RegisteredTool {
   schema: StandardSchema | undefined;
   /** The output's Standard Schema, for checking `structuredContent`. */
   output: StandardSchema | undefined;
+  /** How calls run as tasks; undefined when they never do. */
+  task: TaskMode | undefined;
 }
 
 /**
@@ -188,13 +191,16 @@ function prepare(def: ToolDefinition, updating?: string): RegisteredTool {
     );
   }
   const icons = checkIcons(def.icons, named);
+  const task = checkTaskOption(def.task, named);
   const listed = listing(def, probe, named);
   if (icons !== undefined) listed.icons = icons;
+  if (task !== undefined) listed.execution = { taskSupport: task.support };
   return {
     def,
     listed,
     schema: isStandardSchema(def.input) ? def.input : undefined,
     output: isStandardSchema(def.output) ? def.output : undefined,
+    task,
   };
 }
 

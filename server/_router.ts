@@ -13,6 +13,13 @@ import type { Placed, RequestContext, ResourceRegistry } from "./resources.ts";
 import { cursorParam, paginate } from "./_paging.ts";
 import type { RequestExtra, RequestHandler } from "./_session.ts";
 import type { ToolRegistry } from "./_registry.ts";
+import {
+  checkInputResponses,
+  declaresTasks,
+  ownerOf,
+  type TaskManager,
+  tasksNotDeclared,
+} from "./_tasks.ts";
 
 /** MCP caps one completion answer at this many values. */
 const MAX_COMPLETIONS = 100;
@@ -23,9 +30,16 @@ export interface RouterParts {
   calls: CallPipeline;
   resources: ResourceRegistry;
   prompts: PromptRegistry;
+  /** The server's tasks (tasks/get, tasks/update, tasks/cancel). */
+  tasks: TaskManager;
   /** Items per page of every list; `undefined`: one page. */
   pageSize?: number;
 }
+
+type TaskRoute = (
+  params: Record<string, unknown>,
+  owner: string | undefined,
+) => Promise<void>;
 
 interface CompleteParams {
   ref: { type: string; name?: string; uri?: string };
@@ -174,6 +188,32 @@ export function buildRouter(
       context(extra),
     );
   }, "prompts");
+  // tasks/list and tasks/result (2025-11-25's experimental tasks) are gone
+  // from the extension: not in the table, so -32601.
+  const task = (method: string, run: TaskRoute) =>
+    route(method, async (params, extra, connection) => {
+      if (!declaresTasks(connection.session.clientCapabilities)) {
+        throw tasksNotDeclared(method);
+      }
+      await run(params, ownerOf(extra.authInfo));
+      return { resultType: "complete" };
+    });
+  route("tasks/get", (params, extra, connection) => {
+    if (!declaresTasks(connection.session.clientCapabilities)) {
+      throw tasksNotDeclared("tasks/get");
+    }
+    return parts.tasks.get(params.taskId as string, ownerOf(extra.authInfo));
+  });
+  task("tasks/update", (params, owner) =>
+    parts.tasks.update(
+      params.taskId as string,
+      checkInputResponses(params.inputResponses),
+      owner,
+    ));
+  task(
+    "tasks/cancel",
+    (params, owner) => parts.tasks.cancel(params.taskId as string, owner),
+  );
   route(
     "completion/complete",
     (params) => complete(parts, checkCompleteParams(params)),

@@ -137,6 +137,23 @@ export interface ToolContext {
    * new token on any request of a session.
    */
   readonly auth?: AuthInfo;
+  /**
+   * The task this call runs as, once it runs as one (a tool with `task`,
+   * called by a client that declared the tasks extension); undefined
+   * otherwise.
+   */
+  readonly taskId?: string;
+  /**
+   * For a tool with `task: { detach: "manual" }`: answers the call with a
+   * task now and runs the rest of the handler as that task, detached from
+   * the request (its input requests then wait in the task for
+   * `tasks/update`, and `signal` aborts on `tasks/cancel`). Before it, the
+   * handler runs within the request, so it can gather input in the
+   * request's own round trips. Resolves at once, changing nothing, when the
+   * call already is a task or cannot be one (the client did not declare
+   * the extension); rejects for a tool without `task`.
+   */
+  detach(): Promise<void>;
 }
 
 /**

@@ -59,6 +59,7 @@ export type {
 export type { CallLayer, CallNext, ToolCall } from "./layer.ts";
 export type { Registration } from "./registration.ts";
 export type { Icon } from "./icon.ts";
+export type { StoredTask, TaskOptions, TaskStore } from "./tasks.ts";
 export type {
   Completer,
   ListedResource,

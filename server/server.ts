@@ -42,6 +42,8 @@ import {
 import type { ToolSchema } from "../args/schema.ts";
 import { checkIcons } from "./_icons.ts";
 import type { Icon } from "./icon.ts";
+import { TaskManager, TASKS_EXTENSION } from "./_tasks.ts";
+import type { TaskStore } from "./tasks.ts";
 
 /** The lists that announce their changes. */
 type ListKind = "tools" | "resources" | "prompts";
@@ -162,6 +164,15 @@ export interface ServerOptions {
    * @default {undefined}
    */
   pageSize?: number;
+  /**
+   * Where tasks are kept (tools with `task`): your own store lets a task
+   * outlive the process and be read by every instance behind a load
+   * balancer; each task's handler runs on the instance that created it.
+   * Without one, this server's memory.
+   *
+   * @default {undefined}
+   */
+  taskStore?: TaskStore;
 }
 
 /**
@@ -293,10 +304,12 @@ export class ToolServer {
       );
     }
     this.#signer = key === undefined ? undefined : new RequestStateSigner(key);
-    this.#calls = new CallPipeline(this.#tools, this.#options.timeoutMs);
+    const tasks = new TaskManager(checkTaskStore(options.taskStore));
+    this.#calls = new CallPipeline(this.#tools, this.#options.timeoutMs, tasks);
     this.#routes = buildRouter({
       tools: this.#tools,
       calls: this.#calls,
+      tasks,
       resources: this.#resources,
       prompts: this.#prompts,
       pageSize: this.#options.pageSize,
@@ -646,6 +659,12 @@ export class ToolServer {
       capabilities.completions = {};
     }
     capabilities.logging = {};
+    if (this.#tools.list().some((tool) => tool.execution !== undefined)) {
+      capabilities.extensions = {
+        ...capabilities.extensions,
+        [TASKS_EXTENSION]: {},
+      };
+    }
     return capabilities;
   }
 
@@ -782,4 +801,18 @@ export function createServer(
   options: ServerOptions = {},
 ): ToolServer {
   return new ToolServer(info, options);
+}
+
+function checkTaskStore(store: unknown): TaskStore | undefined {
+  if (store === undefined) return undefined;
+  const methods = ["put", "get", "delete"] as const;
+  if (
+    typeof store !== "object" || store === null ||
+    methods.some((m) => typeof (store as TaskStore)[m] !== "function")
+  ) {
+    throw new TypeError(
+      "Cannot create server: taskStore must be an object with put(task), get(taskId) and delete(taskId) methods",
+    );
+  }
+  return store as TaskStore;
 }

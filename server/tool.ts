@@ -8,6 +8,7 @@ import type { CallToolResult } from "../result/result.ts";
 import type { Infer, JsonSchema, ToolSchema } from "../args/schema.ts";
 import type { ToolContext } from "./context.ts";
 import type { Icon } from "./icon.ts";
+import type { TaskOptions } from "./tasks.ts";
 
 /**
  * Hints about a tool's behaviour, shown to the client in `tools/list`.
@@ -98,6 +99,18 @@ export interface ToolDefinition<
   timeoutMs?: number;
   /** Extra metadata shown in `tools/list`. */
   _meta?: Record<string, unknown>;
+  /**
+   * Run calls as tasks (the `io.modelcontextprotocol/tasks` extension): a
+   * client that declared the extension gets a task id at once and polls
+   * `tasks/get` for the result, while the handler runs detached from the
+   * request. `true` or `"optional"`: other clients get the plain answer;
+   * `"required"`: other clients are refused (-32021); or
+   * {@linkcode TaskOptions} for time to live, poll interval and when to
+   * detach. `tools/list` shows it as `execution.taskSupport`.
+   *
+   * @default {undefined}
+   */
+  task?: boolean | "optional" | "required" | TaskOptions;
   /** Performs the call. */
   handler: ToolHandler<Infer<S>>;
 }
@@ -136,4 +149,6 @@ export interface ListedTool {
   icons?: Icon[];
   /** Extra metadata, such as probe support. */
   _meta?: Record<string, unknown>;
+  /** Whether calls can run as tasks: absent for a tool that never does. */
+  execution?: { taskSupport: "optional" | "required" };
 }

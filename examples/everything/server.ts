@@ -18,6 +18,7 @@ import {
 } from "@forge/toolkit";
 import { z } from "zod";
 import { registerRevision2026Tools } from "./revision_2026.ts";
+import { registerTaskTools } from "./tasks.ts";
 
 /** A 1×1 teal PNG, generated for this example. */
 export const PIXEL_PNG_BASE64 =
@@ -512,5 +513,6 @@ export function createEverythingServer(): ToolServer {
   registerResources(server);
   registerPrompts(server);
   registerRevision2026Tools(server);
+  registerTaskTools(server);
   return server;
 }

@@ -1,0 +1,592 @@
+// Internal: the tasks of one server (SEP-2663). A task's record lives in its
+// TaskStore, so any instance sharing the store answers tasks/get; the
+// handler runs on the instance that created it, detached from the request
+// that started it, which keeps its abort and its unanswered input requests
+// here. Every change of one task goes through one queue, so a result that
+// arrives as the client cancels cannot overwrite the cancellation: a final
+// status is final.
+
+import type { LazyAbort } from "../_util/abort.ts";
+import { isRecord, jsonType } from "../_util/json_type.ts";
+import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
+import type { CallToolResult } from "../result/result.ts";
+import type { AuthInfo } from "./context.ts";
+import type { RequestExtra } from "./_session.ts";
+import type { StoredTask, TaskOptions, TaskStore } from "./tasks.ts";
+
+/** The extension's id, in capabilities and in errors. */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+/** How long a task stays readable after its last change, unless the tool says. */
+export const DEFAULT_TASK_TTL_MS = 3_600_000;
+
+/** How often clients are told to poll, unless the tool says. */
+export const DEFAULT_POLL_INTERVAL_MS = 1_000;
+
+/** The `_meta` key naming an input request's key (shared with the stateless era). */
+const INPUT_KEY_META = "forge.input_key";
+
+/** A tool's task settings, checked. */
+export interface TaskMode {
+  support: "optional" | "required";
+  ttlMs: number | null;
+  pollIntervalMs: number;
+  detach: "start" | "manual";
+}
+
+/** The client capability each input request needs. */
+const CAPABILITY_OF: Record<string, string> = {
+  "elicitation/create": "elicitation",
+  "sampling/createMessage": "sampling",
+  "roots/list": "roots",
+};
+
+const FINAL = new Set(["completed", "failed", "cancelled"]);
+
+/** Why a cancelled task's signal aborted: not a ProtocolError, so the call pipeline reports nothing. */
+export class TaskCancelled extends Error {
+  constructor(taskId: string) {
+    super(`Task ${taskId} was cancelled by the client`);
+    this.name = "TaskCancelled";
+  }
+}
+
+/** Checks a definition's `task`; `undefined` for a tool that never runs as one. */
+export function checkTaskOption(
+  value: unknown,
+  named: string,
+): TaskMode | undefined {
+  if (value === undefined || value === false || value === "forbidden") {
+    return undefined;
+  }
+  const options: TaskOptions = value === true || value === "optional"
+    ? {}
+    : value === "required"
+    ? { support: "required" }
+    : value as TaskOptions;
+  if (!isRecord(options as unknown)) {
+    throw new TypeError(
+      `${named}: task: expected true, "optional", "required" or { support, ttlMs, pollIntervalMs, detach }, got ${
+        typeof value === "string" ? JSON.stringify(value) : jsonType(value)
+      }`,
+    );
+  }
+  const support = options.support ?? "optional";
+  if (support !== "optional" && support !== "required") {
+    throw new TypeError(
+      `${named}: task.support: expected "optional" or "required", got ${
+        JSON.stringify(support)
+      }`,
+    );
+  }
+  const detach = options.detach ?? "start";
+  if (detach !== "start" && detach !== "manual") {
+    throw new TypeError(
+      `${named}: task.detach: expected "start" or "manual", got ${
+        JSON.stringify(detach)
+      }`,
+    );
+  }
+  const ttlMs = options.ttlMs === undefined
+    ? DEFAULT_TASK_TTL_MS
+    : options.ttlMs;
+  if (ttlMs !== null && (!Number.isSafeInteger(ttlMs) || ttlMs < 1)) {
+    throw new RangeError(
+      `${named}: task.ttlMs must be a whole number of milliseconds >= 1 or null, got ${ttlMs}`,
+    );
+  }
+  const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+  if (!Number.isSafeInteger(pollIntervalMs) || pollIntervalMs < 1) {
+    throw new RangeError(
+      `${named}: task.pollIntervalMs must be a whole number of milliseconds >= 1, got ${pollIntervalMs}`,
+    );
+  }
+  return { support, ttlMs, pollIntervalMs, detach };
+}
+
+/** Whether client capabilities declare the tasks extension. */
+export function declaresTasks(
+  capabilities: Record<string, unknown> | undefined,
+): boolean {
+  const extensions = capabilities?.extensions;
+  return isRecord(extensions) && isRecord(extensions[TASKS_EXTENSION]);
+}
+
+/** -32021: the tasks extension is needed and was not declared. */
+export function tasksNotDeclared(what: string): ProtocolError {
+  return new ProtocolError(
+    RPC_ERROR.MISSING_CLIENT_CAPABILITY,
+    `Missing client capability: ${what} needs the ${TASKS_EXTENSION} extension, which the client did not declare in its capabilities' extensions`,
+    {
+      data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+    },
+  );
+}
+
+/** Whom a call belongs to, from its verified token. */
+export function ownerOf(auth: AuthInfo | undefined): string | undefined {
+  if (auth === undefined) return undefined;
+  return auth.subject !== undefined
+    ? `sub:${auth.subject}`
+    : auth.clientId !== undefined
+    ? `client:${auth.clientId}`
+    : undefined;
+}
+
+/** The default store: this process's memory, expired tasks swept now and then. */
+export class MemoryTaskStore implements TaskStore {
+  #tasks = new Map<string, StoredTask>();
+  #sweptAt = Date.now();
+
+  put(task: StoredTask): void {
+    this.#tasks.set(task.taskId, structuredClone(task));
+    const now = Date.now();
+    if (now - this.#sweptAt < 60_000) return;
+    this.#sweptAt = now;
+    for (const [id, kept] of this.#tasks) {
+      if (
+        FINAL.has(kept.status) && kept.expiresAt !== null &&
+        kept.expiresAt <= now
+      ) {
+        this.#tasks.delete(id);
+      }
+    }
+  }
+
+  get(taskId: string): StoredTask | undefined {
+    const task = this.#tasks.get(taskId);
+    return task === undefined ? undefined : structuredClone(task);
+  }
+
+  delete(taskId: string): void {
+    this.#tasks.delete(taskId);
+  }
+}
+
+interface Waiting {
+  request: { method: string; params: Record<string, unknown> };
+  resolve: (answer: Record<string, unknown>) => void;
+  reject: (reason: unknown) => void;
+}
+
+/** A task whose handler runs here. */
+interface LocalRun {
+  abort: LazyAbort;
+  mode: TaskMode;
+  capabilities: Record<string, unknown>;
+  notify: (params: Record<string, unknown>) => void;
+  waiting: Map<string, Waiting>;
+  asked: number;
+  /** Re-reads the record, for a cancel or answers another instance wrote. */
+  watcher: ReturnType<typeof setInterval> | undefined;
+}
+
+/** What a new task needs to know about the call that starts it. */
+export interface TaskStart {
+  toolName: string;
+  mode: TaskMode;
+  owner: string | undefined;
+  abort: LazyAbort;
+  /** The client's capabilities when the call came, for its input requests. */
+  capabilities: Record<string, unknown>;
+  /** Sends a status notification to whoever started the task. */
+  notify: (params: Record<string, unknown>) => void;
+}
+
+/** The tasks of one server. */
+export class TaskManager {
+  readonly #store: TaskStore;
+  /** Whether other instances may share the store (then running tasks re-read it). */
+  readonly #shared: boolean;
+  #local = new Map<string, LocalRun>();
+  #queues = new Map<string, Promise<unknown>>();
+
+  constructor(store: TaskStore | undefined) {
+    this.#shared = store !== undefined;
+    this.#store = store ?? new MemoryTaskStore();
+  }
+
+  /** How many tasks run here. */
+  get running(): number {
+    return this.#local.size;
+  }
+
+  /** Creates a task and resolves once the store holds it, with its CreateTaskResult. */
+  async create(start: TaskStart): Promise<Record<string, unknown>> {
+    const now = new Date();
+    const { mode } = start;
+    const task: StoredTask = {
+      taskId: crypto.randomUUID(),
+      status: "working",
+      createdAt: now.toISOString(),
+      lastUpdatedAt: now.toISOString(),
+      ttlMs: mode.ttlMs,
+      pollIntervalMs: mode.pollIntervalMs,
+      expiresAt: mode.ttlMs === null ? null : now.getTime() + mode.ttlMs,
+      toolName: start.toolName,
+      ...(start.owner === undefined ? {} : { owner: start.owner }),
+    };
+    const run: LocalRun = {
+      abort: start.abort,
+      mode,
+      capabilities: structuredClone(start.capabilities),
+      notify: start.notify,
+      waiting: new Map(),
+      asked: 0,
+      watcher: undefined,
+    };
+    this.#local.set(task.taskId, run);
+    try {
+      await this.#store.put(task);
+    } catch (cause) {
+      this.#local.delete(task.taskId);
+      throw cause;
+    }
+    if (this.#shared) {
+      run.watcher = setInterval(
+        () => this.#watch(task.taskId),
+        mode.pollIntervalMs,
+      );
+    }
+    return createResult(task);
+  }
+
+  /** The `RequestExtra` a detached handler gets: its input requests become the task's. */
+  extra(taskId: string, base: RequestExtra): RequestExtra {
+    const run = this.#local.get(taskId);
+    if (run === undefined) throw new Error(`Task ${taskId} does not run here`);
+    return {
+      get signal() {
+        return run.abort.signal;
+      },
+      onabort: (listener) => run.abort.onabort(listener),
+      requestId: base.requestId,
+      sessionId: base.sessionId,
+      authInfo: base.authInfo,
+      // The request is answered: its progress token and log stream are gone.
+      sendNotification: () => Promise.resolve(),
+      sendRequest: (request) => this.#ask(taskId, run, request),
+    };
+  }
+
+  /** Records a handler's result; nothing if the task already ended (cancelled). */
+  complete(taskId: string, result: CallToolResult): Promise<void> {
+    return this.#end(taskId, (task) => {
+      task.status = "completed";
+      task.result = result;
+    });
+  }
+
+  /** Records why a handler failed: a ProtocolError's code, else -32603. */
+  fail(taskId: string, cause: unknown): Promise<void> {
+    return this.#end(taskId, (task) => {
+      task.status = "failed";
+      task.error = cause instanceof ProtocolError
+        ? {
+          code: cause.code,
+          message: cause.message,
+          ...(cause.data === undefined ? {} : { data: cause.data }),
+        }
+        : {
+          code: RPC_ERROR.INTERNAL_ERROR,
+          message: cause instanceof Error ? cause.message : String(cause),
+        };
+    });
+  }
+
+  /** `tasks/get`: the task as the client sees it. */
+  async get(
+    taskId: string,
+    owner: string | undefined,
+  ): Promise<Record<string, unknown>> {
+    return {
+      resultType: "complete",
+      ...detailed(await this.#load(taskId, owner, "get")),
+    };
+  }
+
+  /** `tasks/update`: answers to the task's input requests; unknown keys are ignored. */
+  async update(
+    taskId: string,
+    responses: Record<string, Record<string, unknown>>,
+    owner: string | undefined,
+  ): Promise<void> {
+    await this.#load(taskId, owner, "update");
+    const run = this.#local.get(taskId);
+    await this.#change(taskId, (task) => {
+      if (task.status !== "input_required") return false;
+      const pending = task.inputRequests ?? {};
+      const answered = Object.keys(responses).filter((key) =>
+        Object.hasOwn(pending, key)
+      );
+      if (answered.length === 0) return false;
+      for (const key of answered) delete pending[key];
+      if (run === undefined) {
+        // Another instance runs it: the answers wait in the record for it.
+        task.inputResponses = {
+          ...task.inputResponses,
+          ...Object.fromEntries(answered.map((key) => [key, responses[key]])),
+        };
+      }
+      settleInputs(task, pending);
+      return true;
+    });
+    if (run !== undefined) deliver(run, responses);
+  }
+
+  /** `tasks/cancel`: a running task becomes `cancelled` and its handler's signal aborts. */
+  async cancel(taskId: string, owner: string | undefined): Promise<void> {
+    await this.#load(taskId, owner, "cancel");
+    const cancelled = await this.#change(taskId, (task) => {
+      if (FINAL.has(task.status)) return false;
+      task.status = "cancelled";
+      task.statusMessage = "Cancelled by the client";
+      delete task.inputRequests;
+      delete task.inputResponses;
+      return true;
+    });
+    if (cancelled) this.#stop(taskId, new TaskCancelled(taskId));
+  }
+
+  /** A task, or -32602 when it is unknown, expired or someone else's. */
+  async #load(
+    taskId: unknown,
+    owner: string | undefined,
+    method: string,
+  ): Promise<StoredTask> {
+    if (typeof taskId !== "string") {
+      throw new ProtocolError(
+        RPC_ERROR.INVALID_PARAMS,
+        `Invalid params for tasks/${method}: taskId: expected string, got ${
+          taskId === undefined ? "nothing" : jsonType(taskId)
+        }`,
+      );
+    }
+    const task = await this.#store.get(taskId);
+    // Someone else's task answers as an unknown one: its id says nothing.
+    if (task === undefined || task.owner !== owner || this.#expired(task)) {
+      throw new ProtocolError(
+        RPC_ERROR.INVALID_PARAMS,
+        `Invalid params for tasks/${method}: unknown task ${
+          JSON.stringify(taskId)
+        } (never created, expired, or not yours)`,
+      );
+    }
+    return task;
+  }
+
+  /** Expired: past `expiresAt`, unless its handler still runs here. */
+  #expired(task: StoredTask): boolean {
+    if (task.expiresAt === null || task.expiresAt > Date.now()) return false;
+    if (this.#local.has(task.taskId)) return false;
+    void this.#store.delete(task.taskId);
+    return true;
+  }
+
+  /**
+   * Applies `mutate` to the stored task, in this task's queue; resolves
+   * whether it changed (`mutate` returns false to leave it).
+   */
+  #change(
+    taskId: string,
+    mutate: (task: StoredTask) => boolean | void,
+  ): Promise<boolean> {
+    const previous = this.#queues.get(taskId) ?? Promise.resolve();
+    const next = previous.catch(() => {}).then(async () => {
+      const task = await this.#store.get(taskId);
+      if (task === undefined || mutate(task) === false) return false;
+      const now = Date.now();
+      task.lastUpdatedAt = new Date(now).toISOString();
+      task.expiresAt = task.ttlMs === null ? null : now + task.ttlMs;
+      await this.#store.put(task);
+      this.#local.get(taskId)?.notify(detailed(task));
+      return true;
+    });
+    this.#queues.set(taskId, next);
+    next.finally(() => {
+      if (this.#queues.get(taskId) === next) this.#queues.delete(taskId);
+    }).catch(() => {});
+    return next;
+  }
+
+  async #end(
+    taskId: string,
+    finish: (task: StoredTask) => void,
+  ): Promise<void> {
+    const run = this.#local.get(taskId);
+    try {
+      await this.#change(taskId, (task) => {
+        if (FINAL.has(task.status)) return false;
+        delete task.inputRequests;
+        delete task.inputResponses;
+        delete task.statusMessage;
+        finish(task);
+        return true;
+      });
+    } finally {
+      if (run !== undefined) this.#forget(taskId, run);
+    }
+  }
+
+  /** Aborts a running task's handler and whatever it waits for. */
+  #stop(taskId: string, reason: unknown): void {
+    const run = this.#local.get(taskId);
+    if (run === undefined) return;
+    for (const waiting of run.waiting.values()) waiting.reject(reason);
+    run.waiting.clear();
+    run.abort.abort(reason);
+  }
+
+  #forget(taskId: string, run: LocalRun): void {
+    clearInterval(run.watcher);
+    for (const waiting of run.waiting.values()) {
+      waiting.reject(new Error(`Task ${taskId} has ended`));
+    }
+    if (this.#local.get(taskId) === run) this.#local.delete(taskId);
+  }
+
+  /** A detached handler's request to the client: the task waits for it in input_required. */
+  #ask(
+    taskId: string,
+    run: LocalRun,
+    request: { method: string; params: Record<string, unknown> },
+  ): Promise<Record<string, unknown>> {
+    if (run.abort.aborted) return Promise.reject(run.abort.reason);
+    const capability = CAPABILITY_OF[request.method];
+    if (
+      capability !== undefined && run.capabilities[capability] === undefined
+    ) {
+      return Promise.reject(
+        new Error(
+          `Cannot send ${request.method}: the client did not declare the ${capability} capability`,
+        ),
+      );
+    }
+    const { [INPUT_KEY_META]: named, ...meta } =
+      (request.params?._meta ?? {}) as Record<string, unknown>;
+    const kind = capability ?? request.method.replace(/\W/g, "_");
+    const key = typeof named === "string" && !run.waiting.has(named)
+      ? named
+      : `${kind}-${++run.asked}`;
+    const { _meta: _, ...params } = request.params ?? {};
+    const asked = {
+      method: request.method,
+      params: Object.keys(meta).length === 0
+        ? params
+        : { ...params, _meta: meta },
+    };
+    const answer = Promise.withResolvers<Record<string, unknown>>();
+    run.waiting.set(key, { request: asked, ...answer });
+    this.#change(taskId, (task) => {
+      if (FINAL.has(task.status) || !run.waiting.has(key)) return false;
+      task.status = "input_required";
+      task.inputRequests = { ...task.inputRequests, [key]: asked };
+      return true;
+    }).catch((cause) => answer.reject(cause));
+    return answer.promise;
+  }
+
+  /** For a shared store: a cancel or answers written by another instance. */
+  async #watch(taskId: string): Promise<void> {
+    const run = this.#local.get(taskId);
+    if (run === undefined) return;
+    let task: StoredTask | undefined;
+    try {
+      task = await this.#store.get(taskId);
+    } catch {
+      return; // The store is unreachable for now: look again next time.
+    }
+    if (task?.status === "cancelled") {
+      this.#stop(taskId, new TaskCancelled(taskId));
+      return;
+    }
+    const responses = task?.inputResponses;
+    if (responses === undefined) return;
+    await this.#change(taskId, (stored) => {
+      delete stored.inputResponses;
+    });
+    deliver(run, responses);
+  }
+}
+
+/** Resolves the input requests that `responses` answer. */
+function deliver(
+  run: LocalRun,
+  responses: Record<string, Record<string, unknown>>,
+): void {
+  for (const [key, answer] of Object.entries(responses)) {
+    const waiting = run.waiting.get(key);
+    if (waiting === undefined) continue;
+    run.waiting.delete(key);
+    waiting.resolve(answer);
+  }
+}
+
+/** Back to `working` once every input request is answered. */
+function settleInputs(
+  task: StoredTask,
+  pending: Record<string, { method: string; params: Record<string, unknown> }>,
+): void {
+  if (Object.keys(pending).length > 0) {
+    task.inputRequests = pending;
+    return;
+  }
+  delete task.inputRequests;
+  task.status = "working";
+}
+
+/** Checks `tasks/update`'s `inputResponses`: an object of result objects, by key. */
+export function checkInputResponses(
+  value: unknown,
+): Record<string, Record<string, unknown>> {
+  if (!isRecord(value)) {
+    throw new ProtocolError(
+      RPC_ERROR.INVALID_PARAMS,
+      `Invalid params for tasks/update: inputResponses: expected an object of answers by key, got ${
+        value === undefined ? "nothing" : jsonType(value)
+      }`,
+    );
+  }
+  for (const [key, answer] of Object.entries(value)) {
+    if (!isRecord(answer)) {
+      throw new ProtocolError(
+        RPC_ERROR.INVALID_PARAMS,
+        `Invalid params for tasks/update: inputResponses.${key}: expected a result object, got ${
+          jsonType(answer)
+        }`,
+      );
+    }
+  }
+  return value as Record<string, Record<string, unknown>>;
+}
+
+/** The fields every view of a task has. */
+function base(task: StoredTask): Record<string, unknown> {
+  return {
+    taskId: task.taskId,
+    status: task.status,
+    ...(task.statusMessage === undefined
+      ? {}
+      : { statusMessage: task.statusMessage }),
+    createdAt: task.createdAt,
+    lastUpdatedAt: task.lastUpdatedAt,
+    ttlMs: task.ttlMs,
+    pollIntervalMs: task.pollIntervalMs,
+  };
+}
+
+/** The answer to the `tools/call` that created a task: flat, no result yet. */
+function createResult(task: StoredTask): Record<string, unknown> {
+  return { resultType: "task", ...base(task) };
+}
+
+/** A status notification's params, and `tasks/get`'s answer: the task with what its status carries. */
+function detailed(task: StoredTask): Record<string, unknown> {
+  const view = base(task);
+  if (task.status === "input_required") {
+    view.inputRequests = task.inputRequests ?? {};
+  }
+  if (task.status === "completed") view.result = task.result;
+  if (task.status === "failed") view.error = task.error;
+  return view;
+}
