@@ -128,7 +128,19 @@ export function statelessHttp(
     const one = new OneRequest(rpc.id, options.jsonResponse === true);
     open.add(one);
     one.ended.then(() => open.delete(one));
-    await host.connect(one);
+    try {
+      await host.connect(one);
+    } catch (error) {
+      one.close();
+      return answer(
+        503,
+        rpc.id,
+        RPC_ERROR.CONNECTION_CLOSED,
+        `Service Unavailable: the server cannot take the request: ${
+          (error as Error).message
+        }`,
+      );
+    }
     one.deliver(rpc, authInfoOf(request));
     return await one.response;
   }

@@ -471,3 +471,15 @@ Deno.test("createServer() refuses a short requestStateKey and bad cache hints", 
     /cache\.ttlMs must be an integer >= 0, got -5/,
   );
 });
+
+Deno.test("A 2026-07-28 request to a host that cannot take it is 503 with its id, not a crash", async () => {
+  const handler = createHttpHandler({
+    connect: () => Promise.reject(new Error("closing")),
+  });
+  const response = await handler(request("tools/list", {}, {}, "q"));
+  assert.equal(response.status, 503);
+  const body = await response.json();
+  assert.equal(body.id, "q");
+  assert.match(body.error.message, /cannot take the request: closing/);
+  await handler.close();
+});

@@ -655,3 +655,20 @@ Deno.test("Session refuses a subscriptions/listen filter of the wrong shape", as
     assert.equal(code(await wire.answer(id)), RPC_ERROR.INVALID_PARAMS);
   }
 });
+
+Deno.test("Session gives a client that discovered first and then sent initialize a session's notifications", async () => {
+  const { wire, session } = await open();
+  wire.receive({ id: 1, method: "server/discover", params: { _meta: meta() } });
+  await wire.answer(1);
+  wire.receive({
+    id: 2,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {} },
+  });
+  await wire.answer(2);
+  await session.notify("notifications/tools/list_changed");
+  assert.equal(
+    wire.notifications("notifications/tools/list_changed").length,
+    1,
+  );
+});

@@ -312,7 +312,9 @@ export class Session<C = unknown> {
       // The lifecycle: nothing but ping before the handshake.
       throw new ProtocolError(
         RPC_ERROR.INVALID_REQUEST,
-        `Server not initialized: send initialize before ${method} (only ping may come first)`,
+        `Server not initialized: send initialize before ${method} (only ping may come first), or speak ${
+          STATELESS_PROTOCOL_VERSIONS[0]
+        } with _meta.${META.PROTOCOL_VERSION} on every request`,
       );
     }
     const handler = this.#options.handlers.get(method);
@@ -535,6 +537,8 @@ export class Session<C = unknown> {
     >;
     this.#transport.setProtocolVersion?.(protocolVersion);
     this.#initialized = true;
+    // A client that discovered first and then chose a session gets a session's notifications.
+    this.#stateless = false;
     return {
       protocolVersion,
       capabilities: this.#options.capabilities,

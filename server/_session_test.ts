@@ -116,7 +116,7 @@ Deno.test("Session serves nothing but ping before initialize, and everything aft
   assert.deepEqual((await transport.answer(1)).error, {
     code: -32600,
     message:
-      "Server not initialized: send initialize before count (only ping may come first)",
+      "Server not initialized: send initialize before count (only ping may come first), or speak 2026-07-28 with _meta.io.modelcontextprotocol/protocolVersion on every request",
   });
   assert.deepEqual((await transport.answer(2)).result, {});
   assert.equal(ran, 0);
