@@ -13,6 +13,8 @@ import type { Placed, RequestContext, ResourceRegistry } from "./resources.ts";
 import { cursorParam, paginate } from "./_paging.ts";
 import type { RequestExtra, RequestHandler } from "./_session.ts";
 import type { ToolRegistry } from "./_registry.ts";
+import type { SkillCatalog } from "../skills/_catalog.ts";
+import { skillRoutes } from "./_skills_methods.ts";
 import {
   checkInputResponses,
   declaresTasks,
@@ -34,6 +36,8 @@ export interface RouterParts {
   tasks: TaskManager;
   /** Items per page of every list; `undefined`: one page. */
   pageSize?: number;
+  /** The skills served (skills/list, skills/get, resources/directory/read). */
+  skills?: SkillCatalog;
 }
 
 type TaskRoute = (
@@ -219,6 +223,11 @@ export function buildRouter(
     (params) => complete(parts, checkCompleteParams(params)),
     "completions",
   );
+  if (parts.skills !== undefined) {
+    for (const [method, handler] of skillRoutes(parts.skills, pageSize)) {
+      route(method, handler);
+    }
+  }
   return routes;
 }
 

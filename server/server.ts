@@ -42,6 +42,8 @@ import {
 import type { ToolSchema } from "../args/schema.ts";
 import { checkIcons } from "./_icons.ts";
 import type { Icon } from "./icon.ts";
+import { SkillCatalog } from "../skills/_catalog.ts";
+import type { Skill } from "../skills/skill.ts";
 import { TaskManager, TASKS_EXTENSION } from "./_tasks.ts";
 import type { TaskStore } from "./tasks.ts";
 
@@ -241,6 +243,7 @@ export class ToolServer {
   #tools = new ToolRegistry();
   #resources = new ResourceRegistry();
   #prompts = new PromptRegistry();
+  #skills = new SkillCatalog();
   #calls: CallPipeline;
   #routes: ReturnType<typeof buildRouter>;
   #connections = new Set<Connection>();
@@ -313,6 +316,7 @@ export class ToolServer {
       resources: this.#resources,
       prompts: this.#prompts,
       pageSize: this.#options.pageSize,
+      skills: this.#skills,
     });
   }
 
@@ -584,6 +588,29 @@ export class ToolServer {
   }
 
   /**
+   * Serves a skill (the MCP skills extension, SEP-2640) made by `defineSkill()`,
+   * `loadSkill()` or `loadSkills()` from `@forge/toolkit/skills`: listed by
+   * `skills/list`, described by `skills/get`, its files read with
+   * `resources/read` at their `skill://` URIs and its directories with
+   * `resources/directory/read`; the server declares the extension. A second
+   * skill with the same URI or name is a `TypeError`.
+   *
+   * @example
+   * ```ts
+   * import { createServer } from "@forge/toolkit";
+   * import { defineSkill } from "@forge/toolkit/skills";
+   *
+   * createServer({ name: "s", version: "1" }).skill(defineSkill({
+   *   files: { "SKILL.md": "---\nname: greet\ndescription: Greets people politely\n---\nSay hello.\n" },
+   * }));
+   * ```
+   */
+  skill(skill: Skill): void {
+    this.#skills.add(skill, (def) => this.resourceTemplate(def));
+    this.#offer();
+  }
+
+  /**
    * Tells every session subscribed to `uri` that the resource changed.
    *
    * @example
@@ -665,6 +692,7 @@ export class ToolServer {
         [TASKS_EXTENSION]: {},
       };
     }
+    this.#skills.declare(capabilities);
     return capabilities;
   }
 

@@ -18,6 +18,7 @@ import {
 } from "@forge/toolkit";
 import { z } from "zod";
 import { registerRevision2026Tools } from "./revision_2026.ts";
+import { registerSkills } from "./skills.ts";
 import { registerTaskTools } from "./tasks.ts";
 
 /** A 1×1 teal PNG, generated for this example. */
@@ -513,6 +514,7 @@ export function createEverythingServer(): ToolServer {
   registerResources(server);
   registerPrompts(server);
   registerRevision2026Tools(server);
+  registerSkills(server);
   registerTaskTools(server);
   return server;
 }

@@ -74,13 +74,16 @@ Deno.test("the everything server lists every tool, resource and prompt the confo
     r: Block,
   ) => r.uri);
   assert.deepEqual(resources.sort(), [
+    // The skills' SKILL.md files (examples/everything/skills.ts).
+    "skill://acme/billing/refunds/SKILL.md",
+    "skill://pdf-processing/SKILL.md",
     "test://static-binary",
     "test://static-text",
     WATCHED_URI,
   ]);
   const templates = (await env.client.listResourceTemplates())
     .resourceTemplates.map((t: Block) => t.uriTemplate);
-  assert.deepEqual(templates, ["test://template/{id}/data"]);
+  assert.deepEqual(templates, ["test://template/{id}/data", "skill://{+path}"]);
   const prompts = (await env.client.listPrompts()).prompts.map((p: Block) =>
     p.name
   );
