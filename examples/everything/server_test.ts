@@ -68,6 +68,21 @@ Deno.test("the everything server lists every tool, resource and prompt the confo
       "test_elicitation_sep1330_enums",
       "test_reconnection",
       "json_schema_2020_12_tool",
+      // The 2026-07-28 scenarios' (revision_2026.ts).
+      "test_missing_capability",
+      "test_streaming_elicitation",
+      "test_logging_tool",
+      "test_trigger_tool_change",
+      "test_trigger_prompt_change",
+      "test_mirrored_header",
+      "test_input_required_result_elicitation",
+      "test_input_required_result_sampling",
+      "test_input_required_result_list_roots",
+      "test_input_required_result_request_state",
+      "test_input_required_result_multiple_inputs",
+      "test_input_required_result_multi_round",
+      "test_input_required_result_tampered_state",
+      "test_input_required_result_capabilities",
     ]
   ) assert.ok(tools.includes(name), `missing tool ${name}`);
   const resources = (await env.client.listResources()).resources.map((
@@ -88,6 +103,7 @@ Deno.test("the everything server lists every tool, resource and prompt the confo
     p.name
   );
   assert.deepEqual(prompts.sort(), [
+    "test_input_required_result_prompt",
     "test_prompt_with_arguments",
     "test_prompt_with_embedded_resource",
     "test_prompt_with_image",
