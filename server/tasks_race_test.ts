@@ -1,0 +1,84 @@
+import assert from "node:assert/strict";
+import { createServer } from "./server.ts";
+import { text } from "../result/result.ts";
+import { connect, RpcError } from "../testing/testing.ts";
+
+const TASKS = { extensions: { "io.modelcontextprotocol/tasks": {} } };
+
+Deno.test("a cancel racing a task's own end leaves one final status that never changes, over 300 tasks", async () => {
+  const server = createServer({ name: "race", version: "1" });
+  server.tool({
+    name: "race",
+    description: "Ends after a random few milliseconds",
+    task: true,
+    // It ignores its signal, so a cancelled task's handler still ends later.
+    handler: async (args) => {
+      const { ms } = args as { ms: number };
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      return text(`after ${ms} ms`);
+    },
+  });
+  await using client = await connect(server, { capabilities: TASKS });
+  // Each task is cancelled at about the moment it ends, a little before or after.
+  const ids = await Promise.all(
+    Array.from({ length: 300 }, async (_, i) => {
+      const ms = 3 + (i % 10);
+      const { taskId } = await client.call("race", { ms }) as unknown as {
+        taskId: string;
+      };
+      await new Promise((resolve) => setTimeout(resolve, ms + (i % 5) - 2));
+      await client.request("tasks/cancel", { taskId });
+      return taskId;
+    }),
+  );
+  assert.equal(new Set(ids).size, 300, "every task id is its own");
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const first = await Promise.all(
+    ids.map((taskId) => client.request("tasks/get", { taskId })),
+  );
+  for (const task of first) {
+    assert.ok(
+      task.status === "completed" || task.status === "cancelled",
+      `final status, got ${task.status}`,
+    );
+    assert.equal("result" in task, task.status === "completed");
+  }
+  // Late handlers (those that ignored the abort) must not change anything.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const again = await Promise.all(
+    ids.map((taskId) => client.request("tasks/get", { taskId })),
+  );
+  assert.deepEqual(again, first);
+  const cancelled = first.filter((task) => task.status === "cancelled").length;
+  assert.ok(cancelled > 0, "some cancels won the race");
+  assert.ok(cancelled < 300, "some tasks ended before their cancel");
+});
+
+Deno.test("a flood of tasks/get, tasks/update and tasks/cancel for ids the server never issued is refused -32602 and the server keeps serving", async () => {
+  const server = createServer({ name: "flood", version: "1" });
+  server.tool({
+    name: "quick",
+    description: "d",
+    task: true,
+    handler: () => text("ok"),
+  });
+  await using client = await connect(server, { capabilities: TASKS });
+  const { taskId } = await client.call("quick") as unknown as {
+    taskId: string;
+  };
+  const guesses = Array.from({ length: 3000 }, (_, i) => {
+    const method = ["tasks/get", "tasks/update", "tasks/cancel"][i % 3];
+    // Near misses of a real id, and arbitrary strings.
+    const id = i % 2 === 0 ? `${taskId.slice(0, -1)}${i % 10}` : `task-${i}`;
+    return client.request(method, { taskId: id, inputResponses: {} }).then(
+      () => "answered",
+      (cause) => cause instanceof RpcError ? cause.code : cause,
+    );
+  });
+  const codes = await Promise.all(guesses);
+  const wrong = codes.filter((code) => code !== -32602);
+  // A guess equal to the real id is not a guess; any other must be refused.
+  assert.ok(wrong.length <= 1, `unexpected answers: ${wrong.slice(0, 3)}`);
+  const done = await client.request("tasks/get", { taskId });
+  assert.equal(done.status, "completed");
+});
