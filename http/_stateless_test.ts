@@ -483,3 +483,26 @@ Deno.test("A 2026-07-28 request to a host that cannot take it is 503 with its id
   assert.match(body.error.message, /cannot take the request: closing/);
   await handler.close();
 });
+
+Deno.test("With jsonResponse a 2026-07-28 answer is one JSON body even when progress came first", async () => {
+  const server = createServer({ name: "json", version: "1" });
+  server.tool({
+    name: "steps",
+    description: "Reports progress, then answers",
+    handler: async (_args, ctx) => {
+      await ctx.progress(1, 2);
+      return text("done");
+    },
+  });
+  const handler = createHttpHandler(server, { jsonResponse: true });
+  const response = await handler(
+    request("tools/call", {
+      name: "steps",
+      _meta: { ...META, progressToken: "p" },
+    }),
+  );
+  assert.match(response.headers.get("content-type") ?? "", /application\/json/);
+  const body = await response.json();
+  assert.deepEqual(body.result.content, [{ type: "text", text: "done" }]);
+  await handler.close();
+});
