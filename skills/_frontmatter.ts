@@ -15,7 +15,7 @@ export const MAX_COMPATIBILITY = 500;
 export const RESERVED_METADATA_PREFIX = "io.modelcontextprotocol/";
 
 /** `---`, the YAML, `---`: at the very start (after a byte-order mark). */
-const BLOCK = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n?---[ \t]*(?:\r?\n|$)/;
+const BLOCK = /^\uFEFF?---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/;
 
 /**
  * The frontmatter of a SKILL.md's text, checked; `action` starts each error
@@ -31,7 +31,7 @@ export function readFrontmatter(
       `${action}: SKILL.md: expected YAML frontmatter between --- lines at the start of the file`,
     );
   }
-  const parsed = parse(block[1], "yaml");
+  const parsed = parse(block[1] ?? "", "yaml");
   if (!parsed.ok) {
     const first = parsed.diagnostics[0];
     // The YAML starts on SKILL.md's second line.

@@ -190,6 +190,18 @@ Deno.test("defineSkill() refuses a skill that breaks a rule, naming the skill an
       /SKILL\.md:3:\d+: invalid YAML frontmatter: .*duplicate/i,
     ],
     [
+      "an empty frontmatter",
+      { files: { "SKILL.md": "---\n---\nBody\n" } },
+      TypeError,
+      /frontmatter: expected a mapping of fields, got nothing/,
+    ],
+    [
+      "a closing --- that is not on its own line",
+      { files: { "SKILL.md": "---\nname: a\ndescription: x---\nBody\n" } },
+      TypeError,
+      /SKILL\.md: expected YAML frontmatter between --- lines/,
+    ],
+    [
       "frontmatter a list",
       { files: { "SKILL.md": "---\n- a\n---\n" } },
       TypeError,
