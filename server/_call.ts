@@ -13,6 +13,7 @@ import { isRecord, jsonType } from "../_util/json_type.ts";
 import { isThenable } from "../_util/thenable.ts";
 import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
 import { probeGuard } from "../patterns/_probe_guard.ts";
+import { META_PERMISSION_PATTERNS } from "../patterns/probe_meta.ts";
 import { type CallToolResult, error, ToolError } from "../result/result.ts";
 import type { Connection } from "./_connection.ts";
 import { allowDetach, CallContext, runAsTask } from "./_context.ts";
@@ -118,13 +119,16 @@ export class CallPipeline {
         }:\narguments: expected object, got ${jsonType(args)}`,
       );
     }
-    const mode = registered.task;
+    const meta = (params._meta ?? NO_META) as Record<string, unknown>;
+    // A probe never runs the handler and answers at once: never a task.
+    const mode = meta[META_PERMISSION_PATTERNS] === undefined
+      ? registered.task
+      : undefined;
     const asTask = mode !== undefined &&
       declaresTasks(connection.session.clientCapabilities);
     if (mode?.support === "required" && !asTask) {
       throw tasksNotDeclared(`tool ${JSON.stringify(name)}`);
     }
-    const meta = (params._meta ?? NO_META) as Record<string, unknown>;
     const abort = new LazyAbort();
     const ctx = new CallContext(connection, name, meta, abort, extra);
     const call = new Call(

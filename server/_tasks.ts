@@ -379,7 +379,12 @@ export class TaskManager {
   #expired(task: StoredTask): boolean {
     if (task.expiresAt === null || task.expiresAt > Date.now()) return false;
     if (this.#local.has(task.taskId)) return false;
-    void this.#store.delete(task.taskId);
+    // Forgetting it is the store's housekeeping: a failure must not fail the read.
+    try {
+      Promise.resolve(this.#store.delete(task.taskId)).catch(() => {});
+    } catch {
+      // A store whose delete throws keeps the task; it stays expired.
+    }
     return true;
   }
 

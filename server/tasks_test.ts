@@ -6,6 +6,7 @@ import { createHttpHandler } from "../http/handler.ts";
 import type { StoredTask, TaskStore } from "./tasks.ts";
 import { TaskManager } from "./_tasks.ts";
 import { LazyAbort } from "../_util/abort.ts";
+import { registerPatternTool } from "../patterns/probe.ts";
 
 const TASKS = { extensions: { "io.modelcontextprotocol/tasks": {} } };
 
@@ -703,4 +704,29 @@ Deno.test("task options and the task store are checked at registration", async (
       },
     );
   });
+});
+
+Deno.test("a probe of a task tool answers its patterns at once, never as a task", async () => {
+  const s = server();
+  let ran = 0;
+  registerPatternTool(s, {
+    name: "publish",
+    description: "d",
+    task: "required",
+    patterns: () => ["net:https://example.com"],
+    handler: () => {
+      ran++;
+      return text("published");
+    },
+  });
+  await using client = await connect(s);
+  const answer = await client.probe("publish");
+  assert.deepEqual(answer.patterns, ["net:https://example.com"]);
+  assert.equal(ran, 0);
+  assert.equal((await rpcError(client.call("publish"))).code, -32021);
+  await using declaring = await connect(s, { capabilities: TASKS });
+  assert.deepEqual((await declaring.probe("publish")).patterns, [
+    "net:https://example.com",
+  ]);
+  assert.equal(ran, 0);
 });
