@@ -178,7 +178,9 @@ export class CallPipeline {
         owner: ownerOf(extra.authInfo),
         abort: call.abort,
         capabilities: connection.session.clientCapabilities ?? {},
+        // A 2026-07-28 request has no session to tell: listen streams hear it instead.
         notify: (params) => {
+          if (connection.session.stateless) return;
           connection.session.notify("notifications/tasks", params).catch(
             () => {},
           );

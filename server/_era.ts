@@ -252,6 +252,8 @@ export interface ListenFilter {
   promptsListChanged: boolean;
   resourcesListChanged: boolean;
   resourceSubscriptions: string[];
+  /** Tasks whose `notifications/tasks` the stream wants (SEP-2663). */
+  taskIds: string[];
 }
 
 /** Checks `subscriptions/listen`'s `notifications` filter. */
@@ -286,11 +288,19 @@ export function checkListenFilter(
       "Invalid params for subscriptions/listen: notifications.resourceSubscriptions: expected an array of URI strings",
     );
   }
+  const taskIds = filter.taskIds ?? [];
+  if (!Array.isArray(taskIds) || taskIds.some((id) => typeof id !== "string")) {
+    throw new ProtocolError(
+      RPC_ERROR.INVALID_PARAMS,
+      "Invalid params for subscriptions/listen: notifications.taskIds: expected an array of task id strings",
+    );
+  }
   return {
     toolsListChanged: flag("toolsListChanged"),
     promptsListChanged: flag("promptsListChanged"),
     resourcesListChanged: flag("resourcesListChanged"),
     resourceSubscriptions: uris as string[],
+    taskIds: taskIds as string[],
   };
 }
 
@@ -309,6 +319,8 @@ export function wants(
       return filter.resourcesListChanged;
     case "notifications/resources/updated":
       return filter.resourceSubscriptions.includes(String(params?.uri));
+    case "notifications/tasks":
+      return filter.taskIds.includes(String(params?.taskId));
     default:
       return false;
   }
@@ -323,6 +335,7 @@ export function acknowledged(filter: ListenFilter): Record<string, unknown> {
   if (filter.resourceSubscriptions.length > 0) {
     echo.resourceSubscriptions = [...filter.resourceSubscriptions];
   }
+  if (filter.taskIds.length > 0) echo.taskIds = [...filter.taskIds];
   return echo;
 }
 

@@ -20,6 +20,7 @@ import { isRecord, jsonType } from "../_util/json_type.ts";
 import { LazyAbort } from "../_util/abort.ts";
 import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
 import { isThenable } from "../_util/thenable.ts";
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { AuthInfo } from "./context.ts";
 import {
   acknowledged,
@@ -49,6 +50,13 @@ export const LATEST_PROTOCOL_VERSION = "2025-11-25";
 /** Protocol versions `initialize` negotiates, newest first (2026-07-28 is spoken per request, without it). */
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] =
   SESSION_PROTOCOL_VERSIONS;
+
+/**
+ * The client capabilities of the 2026-07-28 request whose handler is
+ * running, across its awaits: concurrent requests on one stdio session each
+ * declare their own, and none may see another's.
+ */
+const REQUEST_CAPABILITIES = new AsyncLocalStorage<Record<string, unknown>>();
 
 /** Signs input-required state when a server gives no signer of its own: one key per process. */
 const PROCESS_SIGNER = new RequestStateSigner();
@@ -130,7 +138,7 @@ interface Pending {
 /** One MCP session on one transport. */
 export class Session<C = unknown> {
   /** The client's capabilities, once initialised. */
-  clientCapabilities: Record<string, unknown> | undefined;
+  #clientCapabilities: Record<string, unknown> | undefined;
   #transport: McpTransport;
   #options: SessionOptions<C>;
   #running = new Map<JsonRpcId, LazyAbort>();
@@ -149,6 +157,23 @@ export class Session<C = unknown> {
   constructor(transport: McpTransport, options: SessionOptions<C>) {
     this.#transport = transport;
     this.#options = options;
+  }
+
+  /** Whether it serves 2026-07-28 requests (its notifications go to listen streams). */
+  get stateless(): boolean {
+    return this.#stateless;
+  }
+
+  /**
+   * The client's capabilities: those `initialize` declared, or inside a
+   * 2026-07-28 request's handler, those of that request's `_meta`.
+   */
+  get clientCapabilities(): Record<string, unknown> | undefined {
+    return REQUEST_CAPABILITIES.getStore() ?? this.#clientCapabilities;
+  }
+
+  set clientCapabilities(value: Record<string, unknown> | undefined) {
+    this.#clientCapabilities = value;
   }
 
   /** The transport's session id. */
@@ -369,8 +394,6 @@ export class Session<C = unknown> {
         }`,
       );
     }
-    // Per request: a later request must not inherit these (on HTTP each request has its own session).
-    this.clientCapabilities = meta.clientCapabilities;
     if (method === "subscriptions/listen") {
       return this.#listen(id, args, controller);
     }
@@ -385,10 +408,15 @@ export class Session<C = unknown> {
     };
     let outcome: unknown;
     try {
-      outcome = handler!(
-        args,
-        new Extra(this, id, controller, call),
-        this.#options.context,
+      // Per request, across the handler's awaits: no request sees another's.
+      outcome = REQUEST_CAPABILITIES.run(
+        meta.clientCapabilities,
+        () =>
+          handler!(
+            args,
+            new Extra(this, id, controller, call),
+            this.#options.context,
+          ),
       );
     } catch (error) {
       return fail(error);

@@ -200,10 +200,16 @@ export class TaskManager {
   readonly #shared: boolean;
   #local = new Map<string, LocalRun>();
   #queues = new Map<string, Promise<unknown>>();
+  /** Told every change this instance makes, as a status notification's params. */
+  readonly #broadcast: (params: Record<string, unknown>) => void;
 
-  constructor(store: TaskStore | undefined) {
+  constructor(
+    store: TaskStore | undefined,
+    broadcast: (params: Record<string, unknown>) => void = () => {},
+  ) {
     this.#shared = store !== undefined;
     this.#store = store ?? new MemoryTaskStore();
+    this.#broadcast = broadcast;
   }
 
   /** How many tasks run here. */
@@ -404,7 +410,9 @@ export class TaskManager {
       task.lastUpdatedAt = new Date(now).toISOString();
       task.expiresAt = task.ttlMs === null ? null : now + task.ttlMs;
       await this.#store.put(task);
-      this.#local.get(taskId)?.notify(detailed(task));
+      const view = detailed(task);
+      this.#local.get(taskId)?.notify(view);
+      this.#broadcast(view);
       return true;
     });
     this.#queues.set(taskId, next);

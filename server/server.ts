@@ -307,7 +307,10 @@ export class ToolServer {
       );
     }
     this.#signer = key === undefined ? undefined : new RequestStateSigner(key);
-    const tasks = new TaskManager(checkTaskStore(options.taskStore));
+    const tasks = new TaskManager(
+      checkTaskStore(options.taskStore),
+      (params) => this.#taskChanged(params),
+    );
     this.#calls = new CallPipeline(this.#tools, this.#options.timeoutMs, tasks);
     this.#routes = buildRouter({
       tools: this.#tools,
@@ -670,6 +673,14 @@ export class ToolServer {
           () => {},
         );
       }
+    }
+  }
+
+  /** A task's change reaches the 2026-07-28 listen streams that name its id. */
+  #taskChanged(params: Record<string, unknown>): void {
+    for (const connection of this.#connections) {
+      if (!connection.session.stateless) continue;
+      connection.session.notify("notifications/tasks", params).catch(() => {});
     }
   }
 

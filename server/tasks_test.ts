@@ -7,6 +7,7 @@ import type { StoredTask, TaskStore } from "./tasks.ts";
 import { TaskManager } from "./_tasks.ts";
 import { LazyAbort } from "../_util/abort.ts";
 import { registerPatternTool } from "../patterns/probe.ts";
+import { acknowledged, checkListenFilter } from "./_era.ts";
 
 const TASKS = { extensions: { "io.modelcontextprotocol/tasks": {} } };
 
@@ -729,4 +730,95 @@ Deno.test("a probe of a task tool answers its patterns at once, never as a task"
     "net:https://example.com",
   ]);
   assert.equal(ran, 0);
+});
+
+Deno.test("a 2026-07-28 subscriptions/listen naming a task's id hears its notifications/tasks; one naming another id does not", async () => {
+  const s = server();
+  const gate = gated();
+  s.tool({ name: "slow", description: "d", task: true, handler: gate.handler });
+  const handler = createHttpHandler(s);
+  const created = await post(handler, "tools/call", {
+    name: "slow",
+    arguments: {},
+  });
+  const listen = (taskIds: string[]) =>
+    handler(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "subscriptions/listen",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: `listen-${taskIds.length}`,
+          method: "subscriptions/listen",
+          params: {
+            notifications: { taskIds },
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientCapabilities": TASKS,
+            },
+          },
+        }),
+      }),
+    ).then((response) =>
+      response.body!.pipeThrough(new TextDecoderStream()).getReader()
+    );
+  const mine = await listen([created.taskId as string]);
+  const other = await listen(["someone-else", "and-another"]);
+  let heard = "";
+  while (!heard.includes("acknowledged")) heard += (await mine.read()).value;
+  let overheard = "";
+  while (!overheard.includes("acknowledged")) {
+    overheard += (await other.read()).value;
+  }
+  gate.release();
+  while (!heard.includes("notifications/tasks")) {
+    heard += (await mine.read()).value;
+  }
+  const events = heard.split("\n").filter((line) => line.startsWith("data: "))
+    .map((line) => JSON.parse(line.slice(6)));
+  assert.deepEqual(events[0].params.notifications, {
+    taskIds: [created.taskId],
+  });
+  const status = events.find((e) => e.method === "notifications/tasks");
+  assert.equal(status.params.taskId, created.taskId);
+  assert.equal(status.params.status, "completed");
+  assert.deepEqual(status.params.result, {
+    content: [{ type: "text", text: "done" }],
+  });
+  assert.equal(
+    status.params._meta["io.modelcontextprotocol/subscriptionId"],
+    "listen-1",
+  );
+  await handler.close();
+  while (true) {
+    const { value, done } = await other.read();
+    if (done) break;
+    overheard += value;
+  }
+  assert.ok(!overheard.includes("notifications/tasks"), overheard);
+  await mine.cancel();
+});
+
+Deno.test("subscriptions/listen's taskIds must be an array of strings, and the acknowledgement echoes it", () => {
+  assert.throws(
+    () => checkListenFilter({ notifications: { taskIds: ["a", 1] } }),
+    /notifications\.taskIds: expected an array of task id strings/,
+  );
+  assert.throws(
+    () => checkListenFilter({ notifications: { taskIds: "a" } }),
+    /notifications\.taskIds/,
+  );
+  const filter = checkListenFilter({ notifications: { taskIds: ["a"] } });
+  assert.deepEqual(acknowledged(filter), { taskIds: ["a"] });
+  assert.deepEqual(
+    acknowledged(
+      checkListenFilter({ notifications: { toolsListChanged: true } }),
+    ),
+    { toolsListChanged: true },
+  );
 });
