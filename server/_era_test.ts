@@ -672,3 +672,36 @@ Deno.test("Session gives a client that discovered first and then sent initialize
     1,
   );
 });
+
+Deno.test("Session.clientCapabilities inside a 2026-07-28 handler are its own request's, across awaits, while other requests run", async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const seen: Record<string, unknown>[] = [];
+  const box: { session?: Session<undefined> } = {};
+  const handler: RequestHandler<undefined> = async (params) => {
+    if (params.name === "slow") await gate;
+    seen.push({ [String(params.name)]: box.session!.clientCapabilities });
+    return { content: [] };
+  };
+  const { wire, session } = await open({ "tools/call": handler });
+  box.session = session;
+  wire.receive({
+    id: 1,
+    method: "tools/call",
+    params: { name: "slow", _meta: meta({ roots: {} }) },
+  });
+  wire.receive({
+    id: 2,
+    method: "tools/call",
+    params: { name: "fast", _meta: meta({ sampling: {} }) },
+  });
+  await wire.answer(2);
+  release();
+  await wire.answer(1);
+  assert.deepEqual(seen, [
+    { fast: { sampling: {} } },
+    { slow: { roots: {} } },
+  ]);
+  // Outside any handler: nothing was inherited from the requests.
+  assert.deepEqual(session.clientCapabilities, {});
+});

@@ -377,6 +377,9 @@ export class Session<C = unknown> {
     controller: LazyAbort,
   ): unknown {
     this.#stateless = true;
+    // Spoken to, so broadcasts may come (its listen streams pick them), but
+    // outside a handler it declares nothing: no request's capabilities stay.
+    this.#clientCapabilities ??= {};
     const meta = checkRequestMeta(method, params);
     const args = params as Record<string, unknown>;
     const hints = this.#options.cache ?? DEFAULT_CACHE_HINTS;
