@@ -21,6 +21,7 @@ import { isRecord } from "../_util/json_type.ts";
 import { AuditLog, type AuditOutcome } from "./_audit.ts";
 import { probedVerdict, unprobedVerdict, type Verdict } from "./_decide.ts";
 import { IdSpace } from "./_ids.ts";
+import { type ServerProcess, spawnServer } from "./_server_process.ts";
 import {
   fixedPolicy,
   type PolicySource,
@@ -232,15 +233,9 @@ export async function startGate(
       );
     }
   }
-  let child: Deno.ChildProcess;
+  let child: ServerProcess;
   try {
-    child = new Deno.Command(command[0], {
-      args: command.slice(1),
-      env: options.env,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "inherit",
-    }).spawn();
+    child = await spawnServer(command, options.env);
   } catch (error) {
     await source.close();
     await audit?.close();
@@ -283,14 +278,13 @@ class GateSession implements Gate {
   readonly pid: number;
   readonly finished: Promise<number>;
 
-  #child: Deno.ChildProcess;
+  #child: ServerProcess;
   #source: PolicySource;
   #audit: AuditLog | undefined;
   #log: (line: string) => void;
   #graceMs: number;
   #host: StdioTransport;
   #server: StdioTransport;
-  #stdin: WritableStreamDefaultWriter<Uint8Array>;
   #lastServerSend: Promise<unknown> = Promise.resolve();
 
   // Ids sent to the server and to the host.
@@ -314,7 +308,7 @@ class GateSession implements Gate {
   #closing: Promise<number> | undefined;
 
   constructor(
-    child: Deno.ChildProcess,
+    child: ServerProcess,
     source: PolicySource,
     audit: AuditLog | undefined,
     log: (line: string) => void,
@@ -329,14 +323,14 @@ class GateSession implements Gate {
     this.#graceMs = graceMs;
     this.finished = new Promise((resolve) => this.#resolveFinished = resolve);
     this.#serverEnded = new Promise((resolve) => this.#endServer = resolve);
-    this.#stdin = child.stdin.getWriter();
-    const stdin = this.#stdin;
     this.#server = new StdioTransport({
       readable: child.stdout,
-      // The gate keeps the writer so that it can close the server's stdin
-      // without closing the transport, whose reads must go on until EOF.
-      writable: new WritableStream({ write: (chunk) => stdin.write(chunk) }),
+      // Closing it leaves the server's stdin open: the gate closes that
+      // itself (closeStdin), while the transport reads on until EOF.
+      writable: child.stdin,
     });
+    // Without streams, the host is this process's stdin and stdout, which
+    // StdioTransport reads and writes on the event loop when they are pipes.
     this.#host = new StdioTransport({
       readable: options.readable,
       writable: options.writable,
@@ -863,7 +857,7 @@ class GateSession implements Gate {
       clearTimeout(timer);
       this.#refuseGating("the gate is shutting down");
       await this.#lastServerSend;
-      await this.#stdin.close().catch(() => {});
+      await this.#child.closeStdin();
       const code = await this.#stopServer();
       return code;
     })();
