@@ -48,7 +48,9 @@ export interface TaskOptions {
    * @default {3600000}
    */
   ttlMs?: number | null;
-  /** How often the client is told to poll, in milliseconds.
+  /**
+   * How often the client is told to poll, in milliseconds; with a shared
+   * `taskStore`, also how often the instance running the task re-reads it.
    *
    * @default {1000}
    */
