@@ -7,6 +7,13 @@ import type {
 } from "../jsonrpc/types.ts";
 import { checkMessage } from "../jsonrpc/_check.ts";
 import { RPC_ERROR } from "../jsonrpc/errors.ts";
+import {
+  isPipeFd,
+  pipeSink,
+  pipeSource,
+  takePipeSink,
+  takePipeSource,
+} from "./_fd_pipe.ts";
 
 /**
  * The default limit on one incoming message: 16 MiB.
@@ -337,6 +344,8 @@ interface ByteSink {
 // about 6 ms of start-up (the streams implementation loads on first use) and
 // a few promises per chunk.
 function stdinSource(): ByteSource {
+  // A pipe is polled on the event loop (see _fd_pipe.ts).
+  if (isPipeFd(0)) return pipeSource(0);
   return {
     async read(buffer) {
       const read = await Deno.stdin.read(buffer);
@@ -355,6 +364,7 @@ function stdinSource(): ByteSource {
 }
 
 function stdoutSink(): ByteSink {
+  if (isPipeFd(1)) return pipeSink(1);
   return {
     async write(bytes) {
       let written = 0;
@@ -367,6 +377,8 @@ function stdoutSink(): ByteSink {
 }
 
 function streamSource(readable: ReadableStream<Uint8Array>): ByteSource {
+  const pipe = takePipeSource(readable);
+  if (pipe !== undefined) return pipe;
   let byob: ReadableStreamBYOBReader | undefined;
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   try {
@@ -389,6 +401,8 @@ function streamSource(readable: ReadableStream<Uint8Array>): ByteSource {
 }
 
 function streamSink(writable: WritableStream<Uint8Array>): ByteSink {
+  const pipe = takePipeSink(writable);
+  if (pipe !== undefined) return pipe;
   const writer = writable.getWriter();
   return {
     write: (bytes) => writer.write(bytes),

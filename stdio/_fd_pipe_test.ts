@@ -1,0 +1,250 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
+import {
+  isPipeFd,
+  pipeReadable,
+  pipeWritable,
+  socketSink,
+  socketSource,
+  takePipeSink,
+  takePipeSource,
+} from "./_fd_pipe.ts";
+
+const DENO = Deno.execPath();
+const POSIX = Deno.build.os !== "windows";
+const STDIO = new URL("./mod.ts", import.meta.url).href;
+
+// An echo over StdioTransport's default stdin and stdout: each message comes
+// back as the result of a request with its id. It prints which path stdin
+// took on stderr.
+const ECHO_SERVER = `
+import { StdioTransport } from "${STDIO}";
+import { isPipeFd } from "${new URL("./_fd_pipe.ts", import.meta.url).href}";
+console.error(isPipeFd(0) ? "pipe" : "other");
+const transport = new StdioTransport();
+transport.onmessage = (m) => transport.send({ jsonrpc: "2.0", id: m.id, result: { n: m.params.n } });
+transport.onend = async () => { await transport.close(); };
+await transport.start();
+`;
+
+function requests(count: number, pad = 0): string {
+  const filler = "x".repeat(pad);
+  let text = "";
+  for (let n = 0; n < count; n++) {
+    text += JSON.stringify({
+      jsonrpc: "2.0",
+      id: n,
+      method: "echo",
+      params: { n, filler },
+    }) + "\n";
+  }
+  return text;
+}
+
+function answeredInOrder(stdout: string, count: number): void {
+  const lines = stdout.split("\n").filter((line) => line !== "");
+  assert.equal(lines.length, count);
+  lines.forEach((line, n) => {
+    assert.deepEqual(JSON.parse(line), {
+      jsonrpc: "2.0",
+      id: n,
+      result: { n },
+    });
+  });
+}
+
+async function runShell(
+  script: string,
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { code, stdout, stderr } = await new Deno.Command("sh", {
+    args: ["-c", script],
+    env,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder();
+  return { code, stdout: text.decode(stdout), stderr: text.decode(stderr) };
+}
+
+Deno.test({
+  name: "isPipeFd() is true for a pipe only, not for a file or a bad fd",
+  ignore: !POSIX,
+  async fn() {
+    const file = await Deno.makeTempFile();
+    const fd = openSync(file, "r");
+    try {
+      assert.equal(isPipeFd(fd), false);
+    } finally {
+      closeSync(fd);
+      await Deno.remove(file);
+    }
+    assert.equal(isPipeFd(987_654), false);
+    const child = spawn(DENO, [
+      "eval",
+      `import { isPipeFd } from "${
+        new URL("./_fd_pipe.ts", import.meta.url).href
+      }"; console.log(isPipeFd(0), isPipeFd(2))`,
+    ], { stdio: ["pipe", "pipe", "ignore"] });
+    child.stdin!.end();
+    const out = await new Response(pipeReadable(socketSource(child.stdout!)))
+      .text();
+    // stdin is a pipe; stderr is /dev/null.
+    assert.equal(out.trim(), "true false");
+  },
+});
+
+Deno.test({
+  name:
+    "StdioTransport answers every message in order with stdin a pipe, a file or /dev/null",
+  ignore: !POSIX,
+  async fn(t) {
+    const dir = await Deno.makeTempDir();
+    try {
+      const server = `${dir}/echo_server.ts`;
+      await Deno.writeTextFile(server, ECHO_SERVER);
+      const input = `${dir}/requests.jsonl`;
+      // 20 000 messages of ~1 KiB: far more than a pipe holds, so the
+      // writer and the reader wait on each other both ways.
+      const count = 20_000;
+      await Deno.writeTextFile(input, requests(count, 1000));
+      const env = { DENO, SERVER: server, INPUT: input };
+      await t.step("a pipe is read on the event loop", async () => {
+        const run = await runShell(
+          `cat "$INPUT" | "$DENO" run -A "$SERVER" | cat`,
+          env,
+        );
+        assert.equal(run.code, 0, run.stderr);
+        assert.equal(run.stderr.trim(), "pipe");
+        answeredInOrder(run.stdout, count);
+      });
+      await t.step("a file falls back to Deno.stdin", async () => {
+        const run = await runShell(
+          `"$DENO" run -A "$SERVER" < "$INPUT" | cat`,
+          env,
+        );
+        assert.equal(run.code, 0, run.stderr);
+        assert.equal(run.stderr.trim(), "other");
+        answeredInOrder(run.stdout, count);
+      });
+      await t.step("/dev/null ends at once", async () => {
+        const run = await runShell(
+          `"$DENO" run -A "$SERVER" < /dev/null`,
+          env,
+        );
+        assert.equal(run.code, 0, run.stderr);
+        assert.equal(run.stderr.trim(), "other");
+        assert.equal(run.stdout, "");
+      });
+      await t.step("stdout a file is written through Deno.stdout", async () => {
+        const output = `${dir}/answers.jsonl`;
+        const run = await runShell(
+          `cat "$INPUT" | "$DENO" run -A "$SERVER" > "$OUTPUT"`,
+          { ...env, OUTPUT: output },
+        );
+        assert.equal(run.code, 0, run.stderr);
+        answeredInOrder(await Deno.readTextFile(output), count);
+      });
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "socketSource() ends with null and holds the writer back until it is read",
+  ignore: !POSIX,
+  async fn() {
+    const size = 16 * 1024 * 1024;
+    // The writer exits once all of its bytes are in the pipe.
+    const child = spawn(DENO, [
+      "eval",
+      `const data = new Uint8Array(${size}); for (let i = 0; i < data.length; i++) data[i] = i % 251;
+       const w = Deno.stdout.writable.getWriter(); await w.write(data); await w.close();`,
+    ], { stdio: ["ignore", "pipe", "inherit"] });
+    let exited = false;
+    const exit = new Promise<void>((resolve) =>
+      child.once("exit", () => {
+        exited = true;
+        resolve();
+      })
+    );
+    const source = socketSource(child.stdout!);
+    const first = await source.read();
+    assert.ok(first !== null && first.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(exited, false, "the writer finished while nothing was read");
+    let received = first.length;
+    let ordered = first.every((byte, i) => byte === i % 251);
+    for (
+      let chunk = await source.read();
+      chunk !== null;
+      chunk = await source.read()
+    ) {
+      const at = received;
+      ordered &&= chunk.every((byte, i) => byte === (at + i) % 251);
+      received += chunk.length;
+    }
+    assert.equal(received, size);
+    assert.ok(ordered, "bytes arrived out of order");
+    assert.equal(await source.read(), null);
+    await exit;
+  },
+});
+
+Deno.test({
+  name:
+    "socketSink() resolves a large write once it is passed on, and rejects once the reader has gone",
+  ignore: !POSIX,
+  async fn() {
+    const child = spawn(DENO, [
+      "eval",
+      `let n = 0; for await (const c of Deno.stdin.readable) n += c.length; console.log(n);`,
+    ], { stdio: ["pipe", "pipe", "inherit"] });
+    const out = new Response(pipeReadable(socketSource(child.stdout!))).text();
+    const sink = socketSink(child.stdin!);
+    const size = 8 * 1024 * 1024;
+    await sink.write(new Uint8Array(size));
+    await sink.write(new Uint8Array(size));
+    child.stdin!.end();
+    assert.equal(Number((await out).trim()), 2 * size);
+    await new Promise((resolve) => child.once("exit", resolve));
+    await assert.rejects(async () => {
+      for (let i = 0; i < 100; i++) await sink.write(new Uint8Array(65536));
+    });
+  },
+});
+
+Deno.test("takePipeSource() and takePipeSink() take only streams made over pipes, once", async () => {
+  const source = {
+    read: () => Promise.resolve(null),
+    cancel: () => Promise.resolve(),
+  };
+  const readable = pipeReadable(source);
+  assert.equal(takePipeSource(readable), source);
+  assert.equal(readable.locked, true);
+  assert.equal(takePipeSource(readable), undefined);
+  assert.equal(takePipeSource(new ReadableStream()), undefined);
+  const written: number[] = [];
+  const sink = {
+    write: (bytes: Uint8Array) => {
+      written.push(...bytes);
+      return Promise.resolve();
+    },
+    release() {},
+  };
+  const writable = pipeWritable(sink);
+  assert.equal(takePipeSink(writable), sink);
+  assert.equal(takePipeSink(writable), undefined);
+  assert.equal(takePipeSink(new WritableStream()), undefined);
+  // As web streams they carry the same bytes.
+  const more = [new Uint8Array([4]), new Uint8Array([5])];
+  const other = pipeReadable({
+    read: () => Promise.resolve(more.shift() ?? null),
+    cancel: () => Promise.resolve(),
+  });
+  await other.pipeTo(pipeWritable(sink));
+  assert.deepEqual(written, [4, 5]);
+});
