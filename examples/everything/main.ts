@@ -8,11 +8,19 @@
  * deno run -A examples/everything/main.ts --http 3000 --stateless
  * ```
  *
+ * Instances behind a load balancer share the key that signs 2026-07-28
+ * multi-round request state, so that one can resume a request another
+ * began: set `EVERYTHING_REQUEST_STATE_KEY` to the same Base64 of at least
+ * 32 random bytes in each (`openssl rand -base64 32`). Tasks are kept in
+ * memory unless `EVERYTHING_TASK_DIR` names a directory the instances
+ * share (one JSON file per task), so that any of them can answer a poll.
+ *
  * @module
  */
 
 import { streamableHttp } from "@forge/toolkit/http";
 import { createEverythingServer } from "./server.ts";
+import { fileTaskStore } from "./_file_task_store.ts";
 
 /** What the command line asked for. */
 export interface Command {
@@ -20,6 +28,32 @@ export interface Command {
   http?: { hostname: string; port: number };
   /** Serve HTTP without sessions. */
   stateless: boolean;
+}
+
+/** The variable that holds the shared `requestStateKey`, in Base64. */
+export const REQUEST_STATE_KEY_VARIABLE = "EVERYTHING_REQUEST_STATE_KEY";
+
+/** The variable that names a task directory the instances share. */
+export const TASK_DIR_VARIABLE = "EVERYTHING_TASK_DIR";
+
+/**
+ * Decodes the `requestStateKey` from its variable's value; `undefined` when
+ * unset or empty (each process then makes its own). A `TypeError` names
+ * what was wrong; a short key is the server's `RangeError`.
+ */
+export function decodeRequestStateKey(
+  value: string | undefined,
+): Uint8Array | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  let binary: string;
+  try {
+    binary = atob(value.trim());
+  } catch {
+    throw new TypeError(
+      `Invalid ${REQUEST_STATE_KEY_VARIABLE}: expected Base64 of at least 32 bytes, got characters outside Base64`,
+    );
+  }
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }
 
 const USAGE =
@@ -72,7 +106,21 @@ if (import.meta.main) {
     console.error(`${(error as Error).message}\n${USAGE}`);
     Deno.exit(2);
   }
-  const server = createEverythingServer();
+  let server;
+  try {
+    const taskDir = Deno.env.get(TASK_DIR_VARIABLE);
+    server = createEverythingServer({
+      requestStateKey: decodeRequestStateKey(
+        Deno.env.get(REQUEST_STATE_KEY_VARIABLE),
+      ),
+      taskStore: taskDir === undefined || taskDir === ""
+        ? undefined
+        : fileTaskStore(taskDir),
+    });
+  } catch (error) {
+    console.error((error as Error).message);
+    Deno.exit(2);
+  }
   await server.serve(
     command.http === undefined ? {} : {
       transport: streamableHttp({

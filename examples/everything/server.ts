@@ -12,6 +12,7 @@ import {
   error,
   image,
   resource,
+  type ServerOptions,
   text,
   type ToolContext,
   type ToolServer,
@@ -491,7 +492,8 @@ function registerPrompts(server: ToolServer): void {
 }
 
 /**
- * Builds the everything server.
+ * Builds the everything server; `options` are added to its own (for
+ * instance the `requestStateKey` instances behind a load balancer share).
  *
  * @example
  * ```ts ignore
@@ -499,7 +501,9 @@ function registerPrompts(server: ToolServer): void {
  * await server.serve();
  * ```
  */
-export function createEverythingServer(): ToolServer {
+export function createEverythingServer(
+  options: ServerOptions = {},
+): ToolServer {
   const server = createServer({
     name: "forge-everything",
     title: "Everything (toolkit example)",
@@ -507,6 +511,7 @@ export function createEverythingServer(): ToolServer {
   }, {
     instructions:
       "A test server: every tool, resource and prompt exists to exercise one MCP feature.",
+    ...options,
   });
   registerContentTools(server);
   registerStreamingTools(server);
