@@ -17,6 +17,7 @@ import {
 import type { Decision } from "../policy/mod.ts";
 import { Policy } from "../policy/mod.ts";
 import { StdioTransport } from "../stdio/mod.ts";
+import { loadFdPipes } from "../stdio/_fd_pipe.ts";
 import { isRecord } from "../_util/json_type.ts";
 import { AuditLog, type AuditOutcome } from "./_audit.ts";
 import { probedVerdict, unprobedVerdict, type Verdict } from "./_decide.ts";
@@ -232,6 +233,12 @@ export async function startGate(
         `Cannot open the audit log: ${options.audit}: ${messageOf(error)}`,
       );
     }
+  }
+  if (options.readable === undefined || options.writable === undefined) {
+    // So that the host's stdin and stdout are read and written on the event
+    // loop from the first message (a stdio server waits for its first answer
+    // before it loads this).
+    await loadFdPipes();
   }
   let child: ServerProcess;
   try {

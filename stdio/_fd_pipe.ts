@@ -6,9 +6,11 @@
 // byte relay from about 1.75× a direct round trip to about 1.5× (see
 // bench/relay_floor.ts). Files, terminals, closed fds and Windows keep the
 // `Deno.stdin`/`Deno.stdout` path: a socket cannot own them.
-
-import { fstatSync } from "node:fs";
-import { Socket } from "node:net";
+//
+// Loading node:net and node:fs costs about 15 ms of start-up, so stdin and
+// stdout start on the Deno path and move to a socket once the first answer
+// is out (or after a few reads), at a read or write boundary: nothing is in
+// flight on the old path when the new one takes the fd.
 
 /** Where bytes come from, in the shape stdio.ts reads. */
 export interface PipeSource {
@@ -51,28 +53,126 @@ const READ_AHEAD_CHUNKS = 16;
 const SOURCES = new WeakMap<ReadableStream<Uint8Array>, PipeSource>();
 const SINKS = new WeakMap<WritableStream<Uint8Array>, PipeSink>();
 
+// Reads of stdin before the sockets load anyway, for a peer that only writes.
+const READS_BEFORE_LOADING = 3;
+
+/** What opens a socket on a pipe fd, once node:fs and node:net are loaded. */
+export interface FdPipes {
+  /**
+   * Whether `fd` is a pipe or a socket that a `node:net` socket can own (not
+   * a file, a terminal, `/dev/null` or a closed fd).
+   */
+  isPipe(fd: number): boolean;
+  /** Reads `fd`, a pipe or socket, on the event loop. */
+  source(fd: number): PipeSource;
+  /** Writes `fd`, a pipe or socket, on the event loop. */
+  sink(fd: number): PipeSink;
+}
+
+let loading: Promise<FdPipes | undefined> | undefined;
+let loaded: FdPipes | undefined;
+
 /**
- * Whether `fd` is a pipe or a socket that a `node:net` socket can own (not a
- * file, a terminal, `/dev/null` or a closed fd; never on Windows).
+ * Loads node:fs and node:net (once); `undefined` on Windows, where stdio
+ * stays on `Deno.stdin`/`Deno.stdout`.
  */
-export function isPipeFd(fd: number): boolean {
-  if (Deno.build.os === "windows") return false;
-  try {
-    const stat = fstatSync(fd);
-    return stat.isFIFO() || stat.isSocket();
-  } catch {
-    return false;
-  }
+export function loadFdPipes(): Promise<FdPipes | undefined> {
+  loading ??= (async () => {
+    if (Deno.build.os === "windows") return undefined;
+    const [{ fstatSync }, { Socket }] = await Promise.all([
+      import("node:fs"),
+      import("node:net"),
+    ]);
+    return {
+      isPipe(fd: number): boolean {
+        try {
+          const stat = fstatSync(fd);
+          return stat.isFIFO() || stat.isSocket();
+        } catch {
+          return false;
+        }
+      },
+      source: (fd: number) =>
+        socketSource(new Socket({ fd, readable: true, writable: false })),
+      sink: (fd: number) =>
+        socketSink(new Socket({ fd, readable: false, writable: true })),
+    };
+  })().then((pipes) => loaded = pipes, () => undefined);
+  return loading;
 }
 
-/** Reads `fd`, a pipe or socket (see {@linkcode isPipeFd}), on the event loop. */
-export function pipeSource(fd: number): PipeSource {
-  return socketSource(new Socket({ fd, readable: true, writable: false }));
+/** A source or sink that starts on Deno's path and may move to a socket. */
+export interface SwitchingPipe {
+  /** `"deno"` until the fd is read or written through a socket, then `"socket"`. */
+  readonly path: "deno" | "socket";
 }
 
-/** Writes `fd`, a pipe or socket (see {@linkcode isPipeFd}), on the event loop. */
-export function pipeSink(fd: number): PipeSink {
-  return socketSink(new Socket({ fd, readable: false, writable: true }));
+/**
+ * Stdin: `Deno.stdin.read()` at first, a socket once {@linkcode loadFdPipes}
+ * has loaded and fd 0 is a pipe or socket.
+ */
+export function stdinSource(): PipeSource & SwitchingPipe {
+  let socket: PipeSource | undefined;
+  let checked = false;
+  let reads = 0;
+  let cancelled = false;
+  return {
+    get path() {
+      return socket === undefined ? "deno" : "socket";
+    },
+    async read(buffer = new Uint8Array(64 * 1024)) {
+      if (socket === undefined && !checked && loaded !== undefined) {
+        // No Deno read is pending between two reads: the socket may take fd 0.
+        checked = true;
+        if (!cancelled && loaded.isPipe(0)) socket = loaded.source(0);
+      }
+      if (socket !== undefined) return socket.read();
+      if (++reads === READS_BEFORE_LOADING) loadFdPipes();
+      const read = await Deno.stdin.read(buffer);
+      return read === null ? null : buffer.subarray(0, read);
+    },
+    cancel() {
+      cancelled = true;
+      if (socket !== undefined) return socket.cancel();
+      try {
+        // Interrupts a pending read, so the process can exit.
+        Deno.stdin.close();
+      } catch {
+        // Already closed.
+      }
+      return Promise.resolve();
+    },
+  };
+}
+
+/**
+ * Stdout: `Deno.stdout.write()` at first, a socket once
+ * {@linkcode loadFdPipes} has loaded (which the first write starts) and fd 1
+ * is a pipe or socket.
+ */
+export function stdoutSink(): PipeSink & SwitchingPipe {
+  let socket: PipeSink | undefined;
+  let checked = false;
+  return {
+    get path() {
+      return socket === undefined ? "deno" : "socket";
+    },
+    async write(bytes) {
+      if (socket === undefined && !checked && loaded !== undefined) {
+        // The last write has finished: the socket may take fd 1.
+        checked = true;
+        if (loaded.isPipe(1)) socket = loaded.sink(1);
+      }
+      if (socket !== undefined) return socket.write(bytes);
+      let written = 0;
+      while (written < bytes.length) {
+        written += await Deno.stdout.write(bytes.subarray(written));
+      }
+      // The first answer is out: now the sockets can load.
+      loadFdPipes();
+    },
+    release() {},
+  };
 }
 
 /**

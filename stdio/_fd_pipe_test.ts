@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import {
-  isPipeFd,
+  loadFdPipes,
   pipeReadable,
   pipeWritable,
   socketSink,
@@ -14,14 +14,12 @@ import {
 const DENO = Deno.execPath();
 const POSIX = Deno.build.os !== "windows";
 const STDIO = new URL("./mod.ts", import.meta.url).href;
+const PIPE = new URL("./_fd_pipe.ts", import.meta.url).href;
 
 // An echo over StdioTransport's default stdin and stdout: each message comes
-// back as the result of a request with its id. It prints which path stdin
-// took on stderr.
+// back as the result of a request with its id.
 const ECHO_SERVER = `
 import { StdioTransport } from "${STDIO}";
-import { isPipeFd } from "${new URL("./_fd_pipe.ts", import.meta.url).href}";
-console.error(isPipeFd(0) ? "pipe" : "other");
 const transport = new StdioTransport();
 transport.onmessage = (m) => transport.send({ jsonrpc: "2.0", id: m.id, result: { n: m.params.n } });
 transport.onend = async () => { await transport.close(); };
@@ -68,30 +66,97 @@ async function runShell(
   return { code, stdout: text.decode(stdout), stderr: text.decode(stderr) };
 }
 
+// Copies stdin to stdout with stdinSource() and stdoutSink(), then says on
+// stderr which path each ended on.
+const COPY = `
+import { stdinSource, stdoutSink } from "${PIPE}";
+const source = stdinSource();
+const sink = stdoutSink();
+for (let chunk = await source.read(); chunk !== null; chunk = await source.read()) {
+  await sink.write(chunk);
+}
+console.error(source.path, sink.path);
+`;
+
 Deno.test({
-  name: "isPipeFd() is true for a pipe only, not for a file or a bad fd",
+  name:
+    "loadFdPipes() tells pipes and sockets from files, terminals and bad fds",
   ignore: !POSIX,
   async fn() {
+    const pipes = await loadFdPipes();
+    assert.ok(pipes !== undefined);
     const file = await Deno.makeTempFile();
     const fd = openSync(file, "r");
     try {
-      assert.equal(isPipeFd(fd), false);
+      assert.equal(pipes.isPipe(fd), false);
     } finally {
       closeSync(fd);
       await Deno.remove(file);
     }
-    assert.equal(isPipeFd(987_654), false);
+    assert.equal(pipes.isPipe(987_654), false);
     const child = spawn(DENO, [
       "eval",
-      `import { isPipeFd } from "${
-        new URL("./_fd_pipe.ts", import.meta.url).href
-      }"; console.log(isPipeFd(0), isPipeFd(2))`,
+      `import { loadFdPipes } from "${PIPE}"; const p = await loadFdPipes(); console.log(p.isPipe(0), p.isPipe(2))`,
     ], { stdio: ["pipe", "pipe", "ignore"] });
     child.stdin!.end();
     const out = await new Response(pipeReadable(socketSource(child.stdout!)))
       .text();
     // stdin is a pipe; stderr is /dev/null.
     assert.equal(out.trim(), "true false");
+  },
+});
+
+Deno.test({
+  name:
+    "stdinSource() and stdoutSink() move a pipe onto a socket after the first reads and keep every byte in order",
+  ignore: !POSIX,
+  async fn(t) {
+    const dir = await Deno.makeTempDir();
+    try {
+      const copy = `${dir}/copy.ts`;
+      await Deno.writeTextFile(copy, COPY);
+      const input = `${dir}/input.bin`;
+      const data = new Uint8Array(12 * 1024 * 1024);
+      for (let i = 0; i < data.length; i++) {
+        data[i] = (i * 31 + (i >> 16)) & 0xff;
+      }
+      await Deno.writeFile(input, data);
+      const env = { DENO, COPY: copy, INPUT: input, OUTPUT: `${dir}/out.bin` };
+      const same = async () => {
+        const out = await Deno.readFile(env.OUTPUT);
+        assert.equal(out.length, data.length);
+        assert.ok(out.every((byte, i) => byte === data[i]), "bytes differ");
+      };
+      await t.step("both pipes", async () => {
+        const run = await runShell(
+          `cat "$INPUT" | "$DENO" run -A "$COPY" | cat > "$OUTPUT"`,
+          env,
+        );
+        assert.equal(run.code, 0, run.stderr);
+        assert.equal(run.stderr.trim(), "socket socket");
+        await same();
+      });
+      await t.step("stdin a file, stdout a pipe", async () => {
+        const run = await runShell(
+          `"$DENO" run -A "$COPY" < "$INPUT" | cat > "$OUTPUT"`,
+          env,
+        );
+        assert.equal(run.code, 0, run.stderr);
+        assert.equal(run.stderr.trim(), "deno socket");
+        await same();
+      });
+      await t.step("stdin a pipe, stdout a file", async () => {
+        const run = await runShell(
+          `cat "$INPUT" | "$DENO" run -A "$COPY" > "$OUTPUT"`,
+          env,
+        );
+        assert.equal(run.code, 0, run.stderr);
+        assert.equal(run.stderr.trim(), "socket deno");
+        await same();
+      });
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
   },
 });
 
@@ -110,22 +175,20 @@ Deno.test({
       const count = 20_000;
       await Deno.writeTextFile(input, requests(count, 1000));
       const env = { DENO, SERVER: server, INPUT: input };
-      await t.step("a pipe is read on the event loop", async () => {
+      await t.step("a pipe", async () => {
         const run = await runShell(
           `cat "$INPUT" | "$DENO" run -A "$SERVER" | cat`,
           env,
         );
         assert.equal(run.code, 0, run.stderr);
-        assert.equal(run.stderr.trim(), "pipe");
         answeredInOrder(run.stdout, count);
       });
-      await t.step("a file falls back to Deno.stdin", async () => {
+      await t.step("a file", async () => {
         const run = await runShell(
           `"$DENO" run -A "$SERVER" < "$INPUT" | cat`,
           env,
         );
         assert.equal(run.code, 0, run.stderr);
-        assert.equal(run.stderr.trim(), "other");
         answeredInOrder(run.stdout, count);
       });
       await t.step("/dev/null ends at once", async () => {
@@ -134,10 +197,9 @@ Deno.test({
           env,
         );
         assert.equal(run.code, 0, run.stderr);
-        assert.equal(run.stderr.trim(), "other");
         assert.equal(run.stdout, "");
       });
-      await t.step("stdout a file is written through Deno.stdout", async () => {
+      await t.step("a pipe, with stdout a file", async () => {
         const output = `${dir}/answers.jsonl`;
         const run = await runShell(
           `cat "$INPUT" | "$DENO" run -A "$SERVER" > "$OUTPUT"`,

@@ -8,9 +8,8 @@ import type {
 import { checkMessage } from "../jsonrpc/_check.ts";
 import { RPC_ERROR } from "../jsonrpc/errors.ts";
 import {
-  isPipeFd,
-  pipeSink,
-  pipeSource,
+  stdinSource,
+  stdoutSink,
   takePipeSink,
   takePipeSource,
 } from "./_fd_pipe.ts";
@@ -342,39 +341,8 @@ interface ByteSink {
 
 // Stdin and stdout are read and written directly: their web streams cost
 // about 6 ms of start-up (the streams implementation loads on first use) and
-// a few promises per chunk.
-function stdinSource(): ByteSource {
-  // A pipe is polled on the event loop (see _fd_pipe.ts).
-  if (isPipeFd(0)) return pipeSource(0);
-  return {
-    async read(buffer) {
-      const read = await Deno.stdin.read(buffer);
-      return read === null ? null : buffer.subarray(0, read);
-    },
-    cancel() {
-      try {
-        // Interrupts a pending read, so the process can exit.
-        Deno.stdin.close();
-      } catch {
-        // Already closed.
-      }
-      return Promise.resolve();
-    },
-  };
-}
-
-function stdoutSink(): ByteSink {
-  if (isPipeFd(1)) return pipeSink(1);
-  return {
-    async write(bytes) {
-      let written = 0;
-      while (written < bytes.length) {
-        written += await Deno.stdout.write(bytes.subarray(written));
-      }
-    },
-    release() {},
-  };
-}
+// a few promises per chunk. stdinSource() and stdoutSink() (_fd_pipe.ts)
+// move them onto the event loop when they are pipes.
 
 function streamSource(readable: ReadableStream<Uint8Array>): ByteSource {
   const pipe = takePipeSource(readable);
