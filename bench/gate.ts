@@ -314,13 +314,17 @@ export function serverCommand(): string[] {
   ];
 }
 
-/** The Deno byte relay (`gate_relay.ts`) in front of the echo server. */
-export function relayCommand(): string[] {
+/**
+ * The Deno byte relay (`gate_relay.ts`) in front of the echo server; with
+ * `denoIo`, its `--deno-io` shape (Deno.stdin and a Deno.Command child).
+ */
+export function relayCommand(options: { denoIo?: boolean } = {}): string[] {
   return [
     Deno.execPath(),
     "run",
     "--allow-all",
     `${BENCH_DIR}/gate_relay.ts`,
+    ...(options.denoIo === true ? ["--deno-io"] : []),
     ...serverCommand(),
   ];
 }
