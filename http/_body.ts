@@ -1,6 +1,8 @@
 // Internal: a request body read under a size limit and a deadline, counted
 // as it streams so that nothing is buffered here.
 
+import { copyRequest } from "./_copy_request.ts";
+
 /** Why a body was refused: too large (413) or too slow (408). */
 export class BodyRefusal extends Error {
   readonly status: 408 | 413;
@@ -83,7 +85,7 @@ export function limitBody(
   }, { highWaterMark: 0 });
   const timer = setTimeout(() => refuse(408), deadlineMs);
   return {
-    request: new Request(request, { body }),
+    request: copyRequest(request, { body }),
     done: () => clearTimeout(timer),
   };
 }

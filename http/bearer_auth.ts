@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import type { HttpLayer } from "./layer.ts";
 import { jsonType } from "../_util/json_type.ts";
 import { CODE, rpcError } from "./_response.ts";
+import { withoutAuthorization } from "./_copy_request.ts";
 
 const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
@@ -159,14 +160,4 @@ function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
   let difference = a.length ^ b.length;
   for (let i = 0; i < a.length; i++) difference |= a[i] ^ (b[i] ?? 0);
   return difference === 0;
-}
-
-/** The same request without its `Authorization` header, body and all. */
-function withoutAuthorization(request: Request): Request {
-  // Incoming headers are immutable; filtering into a list is the cheapest copy.
-  const headers: [string, string][] = [];
-  for (const entry of request.headers) {
-    if (entry[0] !== "authorization") headers.push(entry);
-  }
-  return new Request(request, { headers });
 }

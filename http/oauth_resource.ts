@@ -25,6 +25,7 @@ import {
   serveMetadata,
 } from "./_protected_resource.ts";
 import { CODE, rpcError } from "./_response.ts";
+import { withoutAuthorization } from "./_copy_request.ts";
 
 /** RFC 6749's scope-token: printable ASCII but space, `"` and `\`. */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
@@ -513,13 +514,4 @@ function authInfo(token: string, claims: Record<string, unknown>): AuthInfo {
   };
   Object.defineProperty(info, "token", { value: token, enumerable: false });
   return Object.freeze(info);
-}
-
-/** The same request without its `Authorization` header, body and all. */
-function withoutAuthorization(request: Request): Request {
-  const headers: [string, string][] = [];
-  for (const entry of request.headers) {
-    if (entry[0] !== "authorization") headers.push(entry);
-  }
-  return new Request(request, { headers });
 }
