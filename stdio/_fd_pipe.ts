@@ -63,6 +63,12 @@ export interface FdPipes {
    * a file, a terminal, `/dev/null` or a closed fd).
    */
   isPipe(fd: number): boolean;
+  /**
+   * Whether `fd` is the same pipe as stderr (`2>&1`): a socket would make
+   * that pipe non-blocking, and a synchronous stderr write to it could then
+   * fail when the pipe is full.
+   */
+  sharedWithStderr(fd: number): boolean;
   /** Reads `fd`, a pipe or socket, on the event loop. */
   source(fd: number): PipeSource;
   /** Writes `fd`, a pipe or socket, on the event loop. */
@@ -88,6 +94,14 @@ export function loadFdPipes(): Promise<FdPipes | undefined> {
         try {
           const stat = fstatSync(fd);
           return stat.isFIFO() || stat.isSocket();
+        } catch {
+          return false;
+        }
+      },
+      sharedWithStderr(fd: number): boolean {
+        try {
+          const [ours, stderr] = [fstatSync(fd), fstatSync(2)];
+          return ours.dev === stderr.dev && ours.ino === stderr.ino;
         } catch {
           return false;
         }
@@ -161,7 +175,9 @@ export function stdoutSink(): PipeSink & SwitchingPipe {
       if (socket === undefined && !checked && loaded !== undefined) {
         // The last write has finished: the socket may take fd 1.
         checked = true;
-        if (loaded.isPipe(1)) socket = loaded.sink(1);
+        if (loaded.isPipe(1) && !loaded.sharedWithStderr(1)) {
+          socket = loaded.sink(1);
+        }
       }
       if (socket !== undefined) return socket.write(bytes);
       let written = 0;

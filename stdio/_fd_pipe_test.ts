@@ -310,3 +310,24 @@ Deno.test("takePipeSource() and takePipeSink() take only streams made over pipes
   await other.pipeTo(pipeWritable(sink));
   assert.deepEqual(written, [4, 5]);
 });
+
+Deno.test({
+  name:
+    "loadFdPipes() tells stdout shared with stderr (2>&1) apart, so stdoutSink() keeps that pipe blocking",
+  ignore: !POSIX,
+  async fn() {
+    const script =
+      `import { loadFdPipes } from "${PIPE}"; const p = await loadFdPipes(); console.log(p.sharedWithStderr(1))`;
+    const run = async (redirect: string) => {
+      const { stdout } = await new Deno.Command("sh", {
+        args: ["-c", `"$DENO" eval "$SCRIPT" ${redirect}`],
+        env: { DENO, SCRIPT: script },
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      return new TextDecoder().decode(stdout).trim();
+    };
+    assert.equal(await run("2>&1"), "true");
+    assert.equal(await run(""), "false");
+  },
+});
