@@ -17,6 +17,7 @@ import { statelessHttp } from "./_stateless.ts";
 import { notFound, shuttingDown } from "./_response.ts";
 import { carryAuthInfo } from "./_auth_info.ts";
 import { metadataPaths } from "./_protected_resource.ts";
+import { pathnameOf } from "./_pathname.ts";
 
 /**
  * Options for {@linkcode createHttpHandler}: those of each layer, and
@@ -154,7 +155,7 @@ export function createHttpHandler(
       );
     }
     // The path first: a stray request learns nothing about hosts or auth.
-    const pathname = new URL(request.url).pathname;
+    const pathname = pathnameOf(request.url);
     if (pathname !== path && metadata?.has(pathname) !== true) {
       return notFound(path);
     }

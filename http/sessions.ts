@@ -17,6 +17,7 @@ import { MemoryEventStore } from "./_event_store.ts";
 import { clientKey } from "./_client_address.ts";
 import { RateLimiter } from "./_rate_limit.ts";
 import { authInfoOf } from "./_auth_info.ts";
+import { pathnameOf } from "./_pathname.ts";
 import {
   CODE,
   onBodyEnd,
@@ -608,7 +609,7 @@ export function sessions(
     info: { readonly remoteAddr: Deno.Addr } | undefined,
   ): Promise<Response> {
     if (closing !== undefined) return shuttingDown();
-    if (new URL(request.url).pathname !== path) return await next(request);
+    if (pathnameOf(request.url) !== path) return await next(request);
     const sessionId = request.headers.get(SESSION_HEADER);
     switch (request.method) {
       case "POST":
