@@ -26,6 +26,7 @@ import {
 import { isRecord } from "../_util/json_type.ts";
 import { SESSION_HEADER } from "./_response.ts";
 import { authInfoOf } from "./_auth_info.ts";
+import { readBodyText } from "./_body.ts";
 
 const VERSION_HEADER = "mcp-protocol-version";
 
@@ -85,9 +86,12 @@ export function statelessHttp(
         }`,
       );
     }
+    // A body limit in front makes this read fail; the failure is its to
+    // answer (413, 408), not a parse error.
+    const body = await readBodyText(request);
     let message: unknown;
     try {
-      message = JSON.parse(await request.text());
+      message = JSON.parse(body);
     } catch (error) {
       return answer(
         400,

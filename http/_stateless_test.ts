@@ -200,6 +200,33 @@ Deno.test("The stateless path answers errors with the status 2026-07-28 gives th
   await handler.close();
 });
 
+Deno.test("The stateless path answers a body over maxBodyBytes 413 and a slow one 408, not a parse error", async () => {
+  const server = createServer({ name: "stateless-limits", version: "1" });
+  const handler = createHttpHandler(server, {
+    maxBodyBytes: 64,
+    bodyDeadlineMs: 50,
+  });
+  const big = request("tools/call", { name: "echo", text: "x".repeat(100) });
+  const tooLarge = await handler(big);
+  assert.equal(tooLarge.status, 413);
+  assert.match((await tooLarge.json()).error.message, /limit of 64 bytes/);
+
+  const slow = new Request("http://localhost/mcp", {
+    method: "POST",
+    headers: Object.fromEntries(request("server/discover").headers),
+    body: new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode("{"));
+      },
+    }),
+  });
+  const tooSlow = await handler(slow);
+  assert.equal(tooSlow.status, 408);
+  assert.equal(tooSlow.headers.get("connection"), "close");
+  await tooSlow.body?.cancel();
+  await handler.close();
+});
+
 Deno.test("The stateless path refuses batches, accepts notifications with 202, and streams when notifications come first", async () => {
   const { handler } = makeHandler();
   const headers = {

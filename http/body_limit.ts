@@ -6,8 +6,12 @@
  */
 
 import type { HttpLayer } from "./layer.ts";
-import { BodyRefusal, limitBody } from "./_body.ts";
-import { CODE, positiveInteger, rpcError } from "./_response.ts";
+import {
+  BODY_DEADLINE_MS,
+  bodyLayer,
+  limitBody,
+  MAX_BODY_BYTES,
+} from "./_body.ts";
 
 /**
  * The default limit on one request body: 4 MiB.
@@ -23,7 +27,7 @@ import { CODE, positiveInteger, rpcError } from "./_response.ts";
  * });
  * ```
  */
-export const DEFAULT_MAX_BODY_BYTES: number = 4 * 1024 * 1024;
+export const DEFAULT_MAX_BODY_BYTES: number = MAX_BODY_BYTES;
 
 /**
  * How long a request body may take to arrive by default: 5 seconds, counted
@@ -37,7 +41,7 @@ export const DEFAULT_MAX_BODY_BYTES: number = 4 * 1024 * 1024;
  * bodyLimit({ bodyDeadlineMs: 2 * DEFAULT_BODY_DEADLINE_MS });
  * ```
  */
-export const DEFAULT_BODY_DEADLINE_MS: number = 5000;
+export const DEFAULT_BODY_DEADLINE_MS: number = BODY_DEADLINE_MS;
 
 /**
  * Options for {@linkcode bodyLimit}.
@@ -87,40 +91,5 @@ export interface BodyLimitOptions {
  * ```
  */
 export function bodyLimit(options: BodyLimitOptions = {}): HttpLayer {
-  const max = positiveInteger(
-    "maxBodyBytes",
-    options.maxBodyBytes,
-    DEFAULT_MAX_BODY_BYTES,
-  );
-  const deadlineMs = positiveInteger(
-    "bodyDeadlineMs",
-    options.bodyDeadlineMs,
-    DEFAULT_BODY_DEADLINE_MS,
-  );
-  return async (request, next) => {
-    if (request.body === null) return await next(request);
-    const limited = limitBody(request, max, deadlineMs);
-    try {
-      return await next(limited.request);
-    } catch (error) {
-      const refusal = error instanceof BodyRefusal
-        ? error
-        : (error as Error | undefined)?.cause;
-      if (!(refusal instanceof BodyRefusal)) throw error;
-      return refusal.status === 413
-        ? rpcError(
-          413,
-          CODE.TRANSPORT,
-          `Payload Too Large: the body exceeds the limit of ${max} bytes`,
-        )
-        : rpcError(
-          408,
-          CODE.TRANSPORT,
-          `Request Timeout: the body did not arrive within ${deadlineMs} ms`,
-          { connection: "close" },
-        );
-    } finally {
-      limited.done();
-    }
-  };
+  return bodyLayer(options, limitBody);
 }

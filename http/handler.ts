@@ -10,7 +10,8 @@ import type { HttpLayer } from "./layer.ts";
 import { jsonType } from "../_util/json_type.ts";
 import { bearerAuth, type HttpAuth } from "./bearer_auth.ts";
 import { oauthResource, type OAuthResourceOptions } from "./oauth_resource.ts";
-import { bodyLimit, type BodyLimitOptions } from "./body_limit.ts";
+import type { BodyLimitOptions } from "./body_limit.ts";
+import { bodyLayer, markBody } from "./_body.ts";
 import { hostGuard, type HostGuardOptions } from "./host_guard.ts";
 import { sessions, type SessionsOptions } from "./sessions.ts";
 import { statelessHttp } from "./_stateless.ts";
@@ -138,7 +139,10 @@ export function createHttpHandler(
     ? undefined
     : metadataPaths(path, options.oauth.resource);
   if (oauth !== undefined) layers.push(oauth);
-  layers.push(bodyLimit(options));
+  // bodyLimit's limits, enforced by the stateless and sessions layers' own
+  // reads (readBodyText) rather than by a copy of the request around a
+  // counting stream: same 413 and 408, no second Request per call.
+  layers.push(bodyLayer(options, markBody));
   const outside = () => Promise.resolve(notFound(path));
 
   let closing: Promise<void> | undefined;

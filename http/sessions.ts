@@ -18,6 +18,7 @@ import { clientKey } from "./_client_address.ts";
 import { RateLimiter } from "./_rate_limit.ts";
 import { authInfoOf } from "./_auth_info.ts";
 import { pathnameOf } from "./_pathname.ts";
+import { readBodyText } from "./_body.ts";
 import {
   CODE,
   onBodyEnd,
@@ -550,7 +551,7 @@ export function sessions(
       );
     }
     // A body limit in front makes this read fail; the failure is its to answer.
-    const body = await request.text();
+    const body = await readBodyText(request);
     let message: unknown;
     try {
       message = JSON.parse(body);
