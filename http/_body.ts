@@ -214,18 +214,22 @@ export async function readBodyText(request: Request): Promise<string> {
     throw new BodyRefusal(408);
   }
   const reader = source.getReader();
-  let late = false;
-  const timer = setTimeout(() => {
-    late = true;
-    // Ends the pending read; the rest of the body is not wanted.
-    reader.cancel().catch(() => {});
-  }, left);
+  const read: PendingRead = {
+    deadline: bound.deadline,
+    late: false,
+    expire() {
+      read.late = true;
+      // Ends the pending read; the rest of the body is not wanted.
+      reader.cancel().catch(() => {});
+    },
+  };
+  watch(read);
   const chunks: Uint8Array[] = [];
   let total = 0;
   try {
     for (;;) {
       const chunk = await reader.read();
-      if (late) throw new BodyRefusal(408);
+      if (read.late) throw new BodyRefusal(408);
       if (chunk.done) break;
       total += chunk.value.length;
       if (total > bound.max) {
@@ -236,15 +240,64 @@ export async function readBodyText(request: Request): Promise<string> {
     }
   } catch (error) {
     // A read that failed because the deadline cancelled it is a 408 too.
-    if (late && !(error instanceof BodyRefusal)) throw new BodyRefusal(408);
+    if (read.late && !(error instanceof BodyRefusal)) {
+      throw new BodyRefusal(408);
+    }
     throw error;
   } finally {
-    clearTimeout(timer);
+    unwatch(read);
   }
   return DECODER.decode(concat(chunks, total));
 }
 
 const DECODER = new TextDecoder();
+
+// One timer for every marked read in progress, armed for the earliest
+// deadline: a timer per request cost more than the rest of the read. It is
+// unreferenced while no read is pending, so it neither keeps a process
+// alive nor needs re-arming for each request.
+
+interface PendingRead {
+  /** On the `performance.now()` clock. */
+  deadline: number;
+  late: boolean;
+  expire(): void;
+}
+
+const PENDING = new Set<PendingRead>();
+let wake: ReturnType<typeof setTimeout> | undefined;
+let wakeAt = Infinity;
+
+function watch(read: PendingRead): void {
+  PENDING.add(read);
+  if (read.deadline < wakeAt) arm(read.deadline);
+  else if (PENDING.size === 1) Deno.refTimer(wake!);
+}
+
+function unwatch(read: PendingRead): void {
+  PENDING.delete(read);
+  if (PENDING.size === 0 && wake !== undefined) Deno.unrefTimer(wake);
+}
+
+function arm(at: number): void {
+  clearTimeout(wake);
+  wakeAt = at;
+  wake = setTimeout(expireDue, Math.max(0, at - performance.now()));
+}
+
+function expireDue(): void {
+  wake = undefined;
+  wakeAt = Infinity;
+  const now = performance.now();
+  let next = Infinity;
+  for (const read of PENDING) {
+    if (read.deadline <= now) {
+      PENDING.delete(read);
+      read.expire();
+    } else next = Math.min(next, read.deadline);
+  }
+  if (next !== Infinity) arm(next);
+}
 
 function concat(chunks: Uint8Array[], total: number): Uint8Array {
   if (chunks.length === 1) return chunks[0];

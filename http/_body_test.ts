@@ -110,3 +110,28 @@ Deno.test("readBodyText() lets a failure of the body itself through", async () =
   markBody(request, 64, 1000);
   await assert.rejects(() => readBodyText(request), /connection reset/);
 });
+
+Deno.test("readBodyText() holds reads in progress at once each to its own deadline", async () => {
+  const stalled = () => post(new ReadableStream<Uint8Array>({ pull() {} }));
+  const started = performance.now();
+  const slow = stalled();
+  markBody(slow, 64, 300);
+  const slowRead = refusal(readBodyText(slow)).then((status) => ({
+    status,
+    at: performance.now() - started,
+  }));
+  // An earlier deadline than the one the shared timer waits for.
+  const quick = stalled();
+  markBody(quick, 64, 30);
+  const quickStatus = await refusal(readBodyText(quick));
+  const quickAt = performance.now() - started;
+  assert.equal(quickStatus, 408);
+  assert.ok(quickAt < 250, `the 30 ms deadline ended at ${quickAt} ms`);
+  // A body that arrives in time is read whole meanwhile.
+  const fine = post("{}");
+  markBody(fine, 64, 1000);
+  assert.equal(await readBodyText(fine), "{}");
+  const late = await slowRead;
+  assert.equal(late.status, 408);
+  assert.ok(late.at >= 280, `the 300 ms deadline ended at ${late.at} ms`);
+});
