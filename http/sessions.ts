@@ -528,7 +528,7 @@ export function sessions(
   async function handlePost(
     request: Request,
     sessionId: string | null,
-    key: string | undefined,
+    info: { readonly remoteAddr: Deno.Addr } | undefined,
   ): Promise<Response> {
     const accept = request.headers.get("accept") ?? "";
     if (
@@ -590,7 +590,8 @@ export function sessions(
         "Bad Request: Mcp-Session-Id header is required (send initialize first)",
       );
     }
-    const refusal = admit(key);
+    // The address is read only when a session is to be made, not per call.
+    const refusal = admit(clientKey(info));
     if (refusal !== undefined) return refusal;
     const session = newSession(true);
     transient.add(session);
@@ -614,7 +615,7 @@ export function sessions(
     const sessionId = request.headers.get(SESSION_HEADER);
     switch (request.method) {
       case "POST":
-        return await handlePost(request, sessionId, clientKey(info));
+        return await handlePost(request, sessionId, info);
       case "GET":
       case "DELETE": {
         if (stateless) return methodNotAllowed("POST");
