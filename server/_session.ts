@@ -247,14 +247,18 @@ export class Session<C = unknown> {
   #onclose(): void {
     if (this.#closed) return;
     this.#closed = true;
-    const gone = new ProtocolError(
-      RPC_ERROR.CONNECTION_CLOSED,
-      "Connection closed",
-    );
-    for (const controller of this.#running.values()) controller.abort(gone);
-    for (const pending of this.#pending.values()) pending.reject(gone);
-    this.#running.clear();
-    this.#pending.clear();
+    // Built only when something waits: an error's stack trace costs more
+    // than the rest of closing a per-request session.
+    if (this.#running.size > 0 || this.#pending.size > 0) {
+      const gone = new ProtocolError(
+        RPC_ERROR.CONNECTION_CLOSED,
+        "Connection closed",
+      );
+      for (const controller of this.#running.values()) controller.abort(gone);
+      for (const pending of this.#pending.values()) pending.reject(gone);
+      this.#running.clear();
+      this.#pending.clear();
+    }
     this.#options.onclose?.();
   }
 
