@@ -6,7 +6,6 @@
 // era needs: the `_meta` check, the result decoration (`resultType`, caching
 // hints) and the signed `requestState` of input-required results.
 
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { isRecord, jsonType } from "../_util/json_type.ts";
 import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
 import {
@@ -348,7 +347,7 @@ export function acknowledged(filter: ListenFilter): Record<string, unknown> {
 export class RequestStateSigner {
   readonly #key: Uint8Array;
 
-  constructor(key: Uint8Array = randomBytes(32)) {
+  constructor(key: Uint8Array = crypto.getRandomValues(new Uint8Array(32))) {
     this.#key = key;
   }
 
@@ -387,8 +386,7 @@ export class RequestStateSigner {
     const mac = new TextEncoder().encode(state.slice(dot + 1));
     const expected = new TextEncoder().encode(this.#mac(body));
     if (
-      dot === -1 || mac.length !== expected.length ||
-      !timingSafeEqual(mac, expected)
+      dot === -1 || !constantTimeEqual(mac, expected)
     ) {
       throw invalid(
         "integrity check failed (it was altered or not issued by this server)",
@@ -414,6 +412,38 @@ export class RequestStateSigner {
   }
 
   #mac(body: string): string {
-    return createHmac("sha256", this.#key).update(body).digest("base64url");
+    if (nodeCrypto === undefined) {
+      throw new Error(
+        "Cannot sign request state: call loadRequestSigning() first",
+      );
+    }
+    return nodeCrypto.createHmac("sha256", this.#key).update(body).digest(
+      "base64url",
+    );
   }
+}
+
+// node:crypto's HMAC is synchronous, but loading it costs ~17 ms of start-up;
+// only a 2026-07-28 request that may ask for input needs it, so the session
+// loads it then.
+let nodeCrypto: typeof import("node:crypto") | undefined;
+let loadingCrypto: Promise<void> | undefined;
+
+/** Whether {@linkcode RequestStateSigner} can sign and verify now. */
+export function requestSigningLoaded(): boolean {
+  return nodeCrypto !== undefined;
+}
+
+/** Loads what {@linkcode RequestStateSigner} signs with (once). */
+export function loadRequestSigning(): Promise<void> {
+  return loadingCrypto ??= import("node:crypto").then((module) => {
+    nodeCrypto = module;
+  });
+}
+
+/** Compares two byte strings without an early exit. */
+function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  let difference = a.length ^ b.length;
+  for (let i = 0; i < a.length; i++) difference |= a[i] ^ (b[i] ?? 0);
+  return difference === 0;
 }

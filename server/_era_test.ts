@@ -3,6 +3,7 @@ import { type RequestHandler, Session } from "./_session.ts";
 import {
   checkCacheHints,
   isStatelessRequest,
+  loadRequestSigning,
   META,
   RequestStateSigner,
   SESSION_PROTOCOL_VERSIONS,
@@ -566,7 +567,8 @@ Deno.test("Session answers a 2026-07-28 request that needs the client's input wi
   );
 });
 
-Deno.test("RequestStateSigner refuses state signed by another key, so only instances sharing the key resume a request", () => {
+Deno.test("RequestStateSigner refuses state signed by another key, so only instances sharing the key resume a request", async () => {
+  await loadRequestSigning();
   const one = new RequestStateSigner();
   const shared = new Uint8Array(32).fill(7);
   const a = new RequestStateSigner(shared);

@@ -32,11 +32,13 @@ import {
   INPUT_METHODS,
   isStatelessRequest,
   type ListenFilter,
+  loadRequestSigning,
   logWanted,
   META,
   missingCapability,
   REMOVED_METHODS,
   type RequestMeta,
+  requestSigningLoaded,
   RequestStateSigner,
   SESSION_PROTOCOL_VERSIONS,
   STATELESS_PROTOCOL_VERSIONS,
@@ -403,6 +405,11 @@ export class Session<C = unknown> {
     }
     if (method === "subscriptions/listen") {
       return this.#listen(id, args, controller);
+    }
+    if (INPUT_METHODS.has(method) && !requestSigningLoaded()) {
+      return loadRequestSigning().then(() =>
+        this.#statelessRequest(id, method, params, controller)
+      );
     }
     const call = this.#inputRound(method, args, meta);
     const finish = (result: unknown) =>
