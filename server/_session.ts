@@ -407,9 +407,16 @@ export class Session<C = unknown> {
       return this.#listen(id, args, controller);
     }
     if (INPUT_METHODS.has(method) && !requestSigningLoaded()) {
-      return loadRequestSigning().then(() =>
-        this.#statelessRequest(id, method, params, controller)
-      );
+      // The token is the message's: set again while the request resumes.
+      const authInfo = this.authInfo;
+      return loadRequestSigning().then(() => {
+        this.authInfo = authInfo;
+        try {
+          return this.#statelessRequest(id, method, params, controller);
+        } finally {
+          this.authInfo = undefined;
+        }
+      });
     }
     const call = this.#inputRound(method, args, meta);
     const finish = (result: unknown) =>
