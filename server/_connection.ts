@@ -5,18 +5,6 @@
 import type { LogLevel, Root } from "./context.ts";
 import type { Session } from "./_session.ts";
 
-/** The levels of `logging/setLevel`, least severe first. */
-export const LOG_LEVELS: readonly LogLevel[] = [
-  "debug",
-  "info",
-  "notice",
-  "warning",
-  "error",
-  "critical",
-  "alert",
-  "emergency",
-];
-
 /** One connected session and its state. */
 export interface Connection {
   session: Session<Connection>;

@@ -4,7 +4,8 @@
 import type { LazyAbort } from "../_util/abort.ts";
 import { isRecord, jsonType } from "../_util/json_type.ts";
 import { ProtocolError } from "../jsonrpc/errors.ts";
-import { type Connection, LOG_LEVELS } from "./_connection.ts";
+import type { Connection } from "./_connection.ts";
+import { LOG_LEVELS } from "./_log_levels.ts";
 import type {
   AuthInfo,
   ElicitationParams,

@@ -20,6 +20,8 @@ export {
   STATELESS_PROTOCOL_VERSION,
   STATELESS_PROTOCOL_VERSIONS,
 } from "../jsonrpc/_versions.ts";
+import { LOG_LEVELS } from "./_log_levels.ts";
+import type { LogLevel } from "./context.ts";
 
 /** The `_meta` key a handler sets on an elicitation or sampling request to name its input request. */
 export const INPUT_KEY_META = "forge.input_key";
@@ -212,34 +214,23 @@ export function checkCacheHints(
   return { ttlMs, cacheScope };
 }
 
-/** The levels of `notifications/message`, least severe first. */
-const LEVELS = [
-  "debug",
-  "info",
-  "notice",
-  "warning",
-  "error",
-  "critical",
-  "alert",
-  "emergency",
-];
-
 /**
  * Whether a log message at `level` may go to a stateless request that asked
  * for `wanted` (its `_meta` log level): none when it asked for none.
  */
 export function logWanted(wanted: string | undefined, level: unknown): boolean {
   if (wanted === undefined) return false;
-  return LEVELS.indexOf(String(level)) >= LEVELS.indexOf(wanted);
+  return LOG_LEVELS.indexOf(String(level) as LogLevel) >=
+    LOG_LEVELS.indexOf(wanted as LogLevel);
 }
 
 /** Checks `_meta`'s log level. */
 export function checkLogLevel(method: string, level: unknown): void {
-  if (level !== undefined && !LEVELS.includes(level as string)) {
+  if (level !== undefined && !LOG_LEVELS.includes(level as LogLevel)) {
     throw new ProtocolError(
       RPC_ERROR.INVALID_PARAMS,
       `Invalid params for ${method}: _meta.${META.LOG_LEVEL}: expected one of ${
-        LEVELS.join(", ")
+        LOG_LEVELS.join(", ")
       }, got ${JSON.stringify(level)}`,
     );
   }

@@ -6,7 +6,8 @@
 import { isRecord, jsonType } from "../_util/json_type.ts";
 import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
 import type { CallPipeline } from "./_call.ts";
-import { type Connection, LOG_LEVELS } from "./_connection.ts";
+import type { Connection } from "./_connection.ts";
+import { LOG_LEVELS } from "./_log_levels.ts";
 import type { ElicitationResult, LogLevel } from "./context.ts";
 import type { PromptRegistry } from "./prompts.ts";
 import type { Placed, RequestContext, ResourceRegistry } from "./resources.ts";
