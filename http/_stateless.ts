@@ -26,7 +26,7 @@ import {
 import { isRecord } from "../_util/json_type.ts";
 import { SESSION_HEADER } from "./_response.ts";
 import { authInfoOf } from "./_auth_info.ts";
-import { readBodyText } from "./_body.ts";
+import { readPostMessage } from "./_post.ts";
 
 const VERSION_HEADER = "mcp-protocol-version";
 
@@ -63,43 +63,9 @@ export function statelessHttp(
   const params = new ParamHeaders(host);
 
   async function serve(request: Request): Promise<Response> {
-    const accept = request.headers.get("accept") ?? "";
-    if (
-      !accept.includes("application/json") ||
-      !accept.includes("text/event-stream")
-    ) {
-      return answer(
-        406,
-        null,
-        RPC_ERROR.INVALID_REQUEST,
-        "Not Acceptable: Accept must list application/json and text/event-stream",
-      );
-    }
-    const type = request.headers.get("content-type") ?? "";
-    if (type.split(";")[0].trim().toLowerCase() !== "application/json") {
-      return answer(
-        415,
-        null,
-        RPC_ERROR.INVALID_REQUEST,
-        `Unsupported Media Type: Content-Type must be application/json, got ${
-          type || "none"
-        }`,
-      );
-    }
-    // A body limit in front makes this read fail; the failure is its to
-    // answer (413, 408), not a parse error.
-    const body = await readBodyText(request);
-    let message: unknown;
-    try {
-      message = JSON.parse(body);
-    } catch (error) {
-      return answer(
-        400,
-        null,
-        RPC_ERROR.PARSE_ERROR,
-        `Parse error: ${(error as Error).message}`,
-      );
-    }
+    const post = await readPostMessage(request, RPC_ERROR.INVALID_REQUEST);
+    if (post.refusal !== undefined) return post.refusal;
+    const message = post.message;
     if (Array.isArray(message)) {
       return answer(
         400,

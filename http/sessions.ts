@@ -18,7 +18,7 @@ import { clientKey } from "./_client_address.ts";
 import { RateLimiter } from "./_rate_limit.ts";
 import { authInfoOf } from "./_auth_info.ts";
 import { pathnameOf } from "./_pathname.ts";
-import { readBodyText } from "./_body.ts";
+import { readPostMessage } from "./_post.ts";
 import {
   CODE,
   onBodyEnd,
@@ -530,38 +530,9 @@ export function sessions(
     sessionId: string | null,
     info: { readonly remoteAddr: Deno.Addr } | undefined,
   ): Promise<Response> {
-    const accept = request.headers.get("accept") ?? "";
-    if (
-      !accept.includes("application/json") ||
-      !accept.includes("text/event-stream")
-    ) {
-      return rpcError(
-        406,
-        CODE.TRANSPORT,
-        "Not Acceptable: Accept must list application/json and text/event-stream",
-      );
-    }
-    if (!isJsonMediaType(request.headers.get("content-type"))) {
-      return rpcError(
-        415,
-        CODE.TRANSPORT,
-        `Unsupported Media Type: Content-Type must be application/json, got ${
-          request.headers.get("content-type") ?? "none"
-        }`,
-      );
-    }
-    // A body limit in front makes this read fail; the failure is its to answer.
-    const body = await readBodyText(request);
-    let message: unknown;
-    try {
-      message = JSON.parse(body);
-    } catch (error) {
-      return rpcError(
-        400,
-        CODE.PARSE_ERROR,
-        `Parse error: ${(error as Error).message}`,
-      );
-    }
+    const post = await readPostMessage(request, CODE.TRANSPORT);
+    if (post.refusal !== undefined) return post.refusal;
+    const message = post.message;
     const problem = checkMessages(message);
     if (problem !== undefined) {
       return rpcError(400, CODE.INVALID_REQUEST, `Invalid Request: ${problem}`);
@@ -658,13 +629,6 @@ export function sessions(
     },
   });
   return layer;
-}
-
-function isJsonMediaType(value: string | null): boolean {
-  if (value === null) return false;
-  const semicolon = value.indexOf(";");
-  const type = (semicolon === -1 ? value : value.slice(0, semicolon)).trim();
-  return type.toLowerCase() === "application/json";
 }
 
 /** What is wrong with a body's JSON-RPC 2.0 shape, if anything. */
