@@ -10,6 +10,7 @@ import type { HttpLayer } from "./layer.ts";
 import { jsonType } from "../_util/json_type.ts";
 import { CODE, rpcError } from "./_response.ts";
 import { withoutAuthorization } from "./_copy_request.ts";
+import { constantTimeEqual } from "../_util/constant_time_equal.ts";
 
 const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
@@ -153,11 +154,4 @@ export function bearerAuth(auth: HttpAuth): HttpLayer {
 // call here, most of it the hop to a worker thread, for 28 bytes of input.
 function sha256(text: string): Uint8Array {
   return createHash("sha256").update(text).digest();
-}
-
-/** Compares digests of equal length without an early exit. */
-function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
-  let difference = a.length ^ b.length;
-  for (let i = 0; i < a.length; i++) difference |= a[i] ^ (b[i] ?? 0);
-  return difference === 0;
 }

@@ -22,6 +22,7 @@ export {
 } from "../jsonrpc/_versions.ts";
 import { LOG_LEVELS } from "./_log_levels.ts";
 import type { LogLevel } from "./context.ts";
+import { constantTimeEqual } from "../_util/constant_time_equal.ts";
 
 /** The `_meta` key a handler sets on an elicitation or sampling request to name its input request. */
 export const INPUT_KEY_META = "forge.input_key";
@@ -430,11 +431,4 @@ export function loadRequestSigning(): Promise<void> {
   return loadingCrypto ??= import("node:crypto").then((module) => {
     nodeCrypto = module;
   });
-}
-
-/** Compares two byte strings without an early exit. */
-function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
-  let difference = a.length ^ b.length;
-  for (let i = 0; i < a.length; i++) difference |= a[i] ^ (b[i] ?? 0);
-  return difference === 0;
 }
