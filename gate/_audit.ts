@@ -11,7 +11,7 @@ export interface AuditRecord {
   tool: string;
   /** Every pattern of the call; empty for a tool that does not answer probes. */
   patterns: readonly string[];
-  /** The policy's decision; `"error"` when the probe refused the arguments. */
+  /** The policy's decision; `"error"` when the probe refused the arguments or the server does not list the tool. */
   decision: Decision | "error";
   /** What happened: the call ran or not. */
   outcome: AuditOutcome;
@@ -29,7 +29,8 @@ export type AuditOutcome =
   | "declined"
   | "cancelled"
   | "refused"
-  | "probe-error";
+  | "probe-error"
+  | "unknown-tool";
 
 /** Appends records to a file; a write failure is reported once, and logging goes on. */
 export class AuditLog {

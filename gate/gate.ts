@@ -568,7 +568,21 @@ class GateSession implements Gate {
       return;
     }
     if (!this.#tools.has(name)) await this.#fetchTools(gating);
-    const probed = this.#tools.get(name)?.probed === true;
+    const tool = this.#tools.get(name);
+    if (tool === undefined) {
+      // Not listed even in a fresh list: there is nothing to ask the user
+      // about, and a server answers a call of a tool it lacks with this same
+      // protocol error. A tool it hides is never run unchecked.
+      this.#record(name, [], "error", "unknown-tool", null, started);
+      this.#answerHost(message.id, {
+        error: {
+          code: RPC_ERROR.INVALID_PARAMS,
+          message: `Unknown tool: ${JSON.stringify(name)}`,
+        },
+      });
+      return;
+    }
+    const probed = tool.probed;
     if (probed && meta?.[META_PERMISSION_PATTERNS] === true) {
       // The host's own probe runs nothing. Any other flag value is decided
       // as a call (a toolkit server refuses it; no other server may run it

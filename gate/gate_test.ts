@@ -169,6 +169,35 @@ Deno.test("gate decides hello-tool's calls by the policy", async (t) => {
     },
   );
 
+  await t.step(
+    "a tool the server does not list is an unknown tool, never asked about",
+    async () => {
+      await using ws3 = await workspace(`unprobed: ask\n`);
+      await using asking = await startGateProcess(
+        ["--policy", ws3.policyPath, "--audit", ws3.audit],
+        HELLO_COMMAND,
+        { env: { HELLO_ROOT: ws3.root } },
+      );
+      const answer = await asking.call("write_files", { path: "a" });
+      assert.deepEqual(answer.error, {
+        code: -32602,
+        message: 'Unknown tool: "write_files"',
+      });
+      // A listed tool without the probe is still asked about.
+      const listed = await asking.call("hello", { name: "x" });
+      assert.match(textOf(listed), /unprobed setting is ask/);
+      const records = (await Deno.readTextFile(ws3.audit)).trim().split("\n")
+        .map((line) => JSON.parse(line));
+      assert.deepEqual(
+        records.map((r) => [r.tool, r.decision, r.outcome, r.rule]),
+        [
+          ["write_files", "error", "unknown-tool", null],
+          ["hello", "ask", "refused", "unprobed"],
+        ],
+      );
+    },
+  );
+
   await t.step("approvals the host sends are stripped", async () => {
     // An approval for the wrong pattern would make the server refuse; the
     // gate replaces it with what the policy approved.
