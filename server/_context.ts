@@ -164,9 +164,12 @@ export class CallContext implements ToolContext {
     total?: number,
     message?: string,
   ): Promise<void> {
+    const { taskId, extra } = this[CALL];
     const progressToken = this.meta.progressToken;
-    if (progressToken === undefined) return;
-    await this[CALL].extra.sendNotification({
+    // A task's progress is its status message, whether or not the call
+    // asked for progress notifications.
+    if (progressToken === undefined && taskId === undefined) return;
+    await extra.sendNotification({
       method: "notifications/progress",
       params: {
         progressToken,

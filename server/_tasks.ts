@@ -177,6 +177,10 @@ interface LocalRun {
   notify: (params: Record<string, unknown>) => void;
   waiting: Map<string, Waiting>;
   asked: number;
+  /** The latest progress not yet written as the status message. */
+  progress: string | undefined;
+  /** The write of `progress` under way: one at a time, the latest wins. */
+  progressWrite: Promise<void> | undefined;
   /** Re-reads the record, for a cancel or answers another instance wrote. */
   watcher: ReturnType<typeof setInterval> | undefined;
 }
@@ -239,6 +243,8 @@ export class TaskManager {
       notify: start.notify,
       waiting: new Map(),
       asked: 0,
+      progress: undefined,
+      progressWrite: undefined,
       watcher: undefined,
     };
     this.#local.set(task.taskId, run);
@@ -269,8 +275,12 @@ export class TaskManager {
       requestId: base.requestId,
       sessionId: base.sessionId,
       authInfo: base.authInfo,
-      // The request is answered: its progress token and log stream are gone.
-      sendNotification: () => Promise.resolve(),
+      // The request is answered, so its progress token and log stream are
+      // gone: progress becomes the task's status message, logs reach stderr only.
+      sendNotification: (notification) =>
+        notification.method === "notifications/progress"
+          ? this.#progress(taskId, run, notification.params ?? {})
+          : Promise.resolve(),
       sendRequest: (request) => this.#ask(taskId, run, request),
     };
   }
@@ -458,6 +468,38 @@ export class TaskManager {
     if (this.#local.get(taskId) === run) this.#local.delete(taskId);
   }
 
+  /**
+   * A detached handler's progress, as the task's `statusMessage`. A handler
+   * may report far faster than a store writes, so only the latest report
+   * waiting is written; each call resolves once a write at least as new as
+   * its report is done. A store that fails here fails the task's end too,
+   * where it is reported; progress itself never fails the handler.
+   */
+  #progress(
+    taskId: string,
+    run: LocalRun,
+    params: Record<string, unknown>,
+  ): Promise<void> {
+    run.progress = progressText(params);
+    run.progressWrite ??= (async () => {
+      try {
+        while (run.progress !== undefined) {
+          const text = run.progress;
+          run.progress = undefined;
+          await this.#change(taskId, (task) => {
+            if (FINAL.has(task.status) || task.statusMessage === text) {
+              return false;
+            }
+            task.statusMessage = text;
+          }).catch(() => {});
+        }
+      } finally {
+        run.progressWrite = undefined;
+      }
+    })();
+    return run.progressWrite;
+  }
+
   /** A detached handler's request to the client: the task waits for it in input_required. */
   #ask(
     taskId: string,
@@ -520,6 +562,15 @@ export class TaskManager {
     });
     deliver(run, responses);
   }
+}
+
+/** A progress notification's params as a status message: `Copying (3/10)`. */
+function progressText(params: Record<string, unknown>): string {
+  const { progress, total, message } = params;
+  const count = total === undefined ? `${progress}` : `${progress}/${total}`;
+  return typeof message === "string" && message !== ""
+    ? `${message} (${count})`
+    : `Progress: ${count}`;
 }
 
 /** Resolves the input requests that `responses` answer. */

@@ -91,7 +91,9 @@ export interface ToolContext {
   readonly toolName: string;
   /**
    * Reports progress when the client asked for it (a `progressToken`);
-   * otherwise does nothing.
+   * otherwise does nothing. Once the call runs as a task, the latest report
+   * is the task's `statusMessage` instead (`message (done/total)`), which
+   * `tasks/get` and the task's status notifications show.
    */
   progress(done: number, total?: number, message?: string): Promise<void>;
   /** Logs to stderr and to the client. */

@@ -595,6 +595,108 @@ Deno.test("the session that started a task hears notifications/tasks as its stat
   assert.equal(heard[0].params?.resultType, undefined);
 });
 
+Deno.test("a detached task's progress is its statusMessage, the latest report winning, gone once it ends", async (t) => {
+  let puts = 0;
+  const rows = new Map<string, string>();
+  const store: TaskStore = {
+    put: async (task: StoredTask) => {
+      puts++;
+      await new Promise((resolve) => setTimeout(resolve, 1)); // a slow store
+      rows.set(task.taskId, JSON.stringify(task));
+    },
+    get: (taskId) => {
+      const row = rows.get(taskId);
+      return row === undefined ? undefined : JSON.parse(row);
+    },
+    delete: (taskId) => void rows.delete(taskId),
+  };
+  const s = createServer({ name: "tasks", version: "1" }, { taskStore: store });
+  const reports: [number, number | undefined, string | undefined][] = [];
+  let reported = Promise.withResolvers<void>();
+  let release = Promise.withResolvers<void>();
+  s.tool({
+    name: "copy",
+    description: "d",
+    task: true,
+    handler: async (_args, ctx) => {
+      for (;;) {
+        const burst = reports.splice(0);
+        // Not awaited one by one: a loop reporting faster than the store.
+        await Promise.all(burst.map((r) => ctx.progress(...r)));
+        reported.resolve();
+        const go = release.promise;
+        if (burst.length === 0) return text("done");
+        await go;
+      }
+    },
+  });
+  await using client = await connect(s, { capabilities: TASKS });
+  const next = async (...burst: typeof reports) => {
+    reports.push(...burst);
+    reported = Promise.withResolvers<void>();
+    const previous = release;
+    release = Promise.withResolvers<void>();
+    previous.resolve();
+    await reported.promise;
+  };
+  reports.push([1, 3, "Copying"], [2, 3, "Copying"], [3, 3, "Copying"]);
+  const { taskId } = await client.call("copy") as unknown as {
+    taskId: string;
+  };
+  await reported.promise;
+
+  await t.step("the last report of a burst is the status message", async () => {
+    const task = await client.request("tasks/get", { taskId });
+    assert.equal(task.status, "working");
+    assert.equal(task.statusMessage, "Copying (3/3)");
+  });
+
+  await t.step(
+    "a burst of reports is written a few times, not once each",
+    async () => {
+      const before = puts;
+      const burst: typeof reports = [];
+      for (let i = 1; i <= 200; i++) burst.push([i, 200, "Copying"]);
+      await next(...burst);
+      assert.equal(
+        (await client.request("tasks/get", { taskId })).statusMessage,
+        "Copying (200/200)",
+      );
+      assert.ok(puts - before <= 3, `${puts - before} writes for 200 reports`);
+    },
+  );
+
+  await t.step(
+    "a report without a message or total still says how far",
+    async () => {
+      await next([7, undefined, undefined]);
+      assert.equal(
+        (await client.request("tasks/get", { taskId })).statusMessage,
+        "Progress: 7",
+      );
+      await next([2, 4, ""]);
+      assert.equal(
+        (await client.request("tasks/get", { taskId })).statusMessage,
+        "Progress: 2/4",
+      );
+    },
+  );
+
+  await t.step("the session hears the progress in notifications/tasks", () => {
+    const heard = client.notifications
+      .filter((n) => n.method === "notifications/tasks")
+      .map((n) => n.params?.statusMessage);
+    assert.ok(heard.includes("Copying (3/3)"), JSON.stringify(heard));
+    assert.ok(heard.includes("Progress: 7"), JSON.stringify(heard));
+  });
+
+  await t.step("the ended task has no status message", async () => {
+    await next();
+    const done = await until(client, taskId, "completed");
+    assert.equal("statusMessage" in done, false);
+  });
+});
+
 Deno.test("a task tool's time limit fails the task with -32001", async () => {
   const s = server();
   s.tool({
