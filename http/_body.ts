@@ -59,7 +59,7 @@ export function bodyLayer(
           408,
           CODE.TRANSPORT,
           `Request Timeout: the body did not arrive within ${deadlineMs} ms`,
-          { connection: "close" },
+          { headers: { connection: "close" } },
         );
     } finally {
       limited.done();

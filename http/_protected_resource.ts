@@ -69,7 +69,7 @@ export function serveMetadata(
       405,
       CODE.TRANSPORT,
       "Method Not Allowed: the protected resource metadata is read with GET",
-      { allow: "GET, HEAD" },
+      { headers: { allow: "GET, HEAD" } },
     );
   }
   const body = JSON.stringify(metadataDocument(metadata));

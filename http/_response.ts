@@ -2,6 +2,7 @@
 // option checks the layer factories share.
 
 import { RPC_ERROR } from "../jsonrpc/errors.ts";
+import type { JsonRpcId } from "../jsonrpc/types.ts";
 
 /** The header that carries a Streamable HTTP session's id. */
 export const SESSION_HEADER = "mcp-session-id";
@@ -15,16 +16,31 @@ export const CODE = {
   INTERNAL_ERROR: RPC_ERROR.INTERNAL_ERROR,
 } as const;
 
-/** A JSON-RPC error response (id null) with an HTTP status. */
+/** What else a JSON-RPC error response carries. */
+export interface RpcErrorOptions {
+  /** The id of the request it answers; null when it could not be read. */
+  id?: JsonRpcId | null;
+  /** Headers beside `content-type`. */
+  headers?: Record<string, string>;
+}
+
+/** A JSON-RPC error response with an HTTP status. */
 export function rpcError(
   status: number,
   code: number,
   message: string,
-  headers: Record<string, string> = {},
+  options: RpcErrorOptions = {},
 ): Response {
   return new Response(
-    JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } }),
-    { status, headers: { "content-type": "application/json", ...headers } },
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: options.id ?? null,
+      error: { code, message },
+    }),
+    {
+      status,
+      headers: { "content-type": "application/json", ...options.headers },
+    },
   );
 }
 
@@ -34,7 +50,7 @@ export function shuttingDown(): Response {
     503,
     CODE.TRANSPORT,
     "Service Unavailable: the server is shutting down",
-    { connection: "close" },
+    { headers: { connection: "close" } },
   );
 }
 

@@ -24,7 +24,7 @@ import {
   STATELESS_PROTOCOL_VERSIONS,
 } from "../jsonrpc/_versions.ts";
 import { isRecord } from "../_util/json_type.ts";
-import { SESSION_HEADER } from "./_response.ts";
+import { rpcError, SESSION_HEADER } from "./_response.ts";
 import { authInfoOf } from "./_auth_info.ts";
 import { readPostMessage } from "./_post.ts";
 
@@ -67,20 +67,19 @@ export function statelessHttp(
     if (post.refusal !== undefined) return post.refusal;
     const message = post.message;
     if (Array.isArray(message)) {
-      return answer(
+      return rpcError(
         400,
-        null,
         RPC_ERROR.INVALID_REQUEST,
         "Invalid Request: 2026-07-28 has no batches; send one JSON-RPC message per POST",
       );
     }
     const problem = checkMessage(message);
     if (problem !== undefined) {
-      return answer(
+      return rpcError(
         400,
-        problem.id,
         RPC_ERROR.INVALID_REQUEST,
         `Invalid Request: ${problem.problem}`,
+        { id: problem.id },
       );
     }
     const rpc = message as JsonRpcMessage;
@@ -93,7 +92,9 @@ export function statelessHttp(
         ? await params.check(request.headers, rpc.params)
         : undefined);
     if (mismatch !== undefined) {
-      return answer(400, rpc.id, RPC_ERROR.HEADER_MISMATCH, mismatch);
+      return rpcError(400, RPC_ERROR.HEADER_MISMATCH, mismatch, {
+        id: rpc.id,
+      });
     }
     const one = new OneRequest(rpc.id, options.jsonResponse === true);
     open.add(one);
@@ -102,13 +103,13 @@ export function statelessHttp(
       await host.connect(one);
     } catch (error) {
       one.close();
-      return answer(
+      return rpcError(
         503,
-        rpc.id,
         RPC_ERROR.CONNECTION_CLOSED,
         `Service Unavailable: the server cannot take the request: ${
           (error as Error).message
         }`,
+        { id: rpc.id },
       );
     }
     one.deliver(rpc, authInfoOf(request));
@@ -371,17 +372,6 @@ function statusOf(code: number): number {
   }
 }
 
-function answer(
-  status: number,
-  id: JsonRpcId | null,
-  code: number,
-  message: string,
-): Response {
-  return Response.json({ jsonrpc: "2.0", id, error: { code, message } }, {
-    status,
-  });
-}
-
 const encoder = new TextEncoder();
 
 /**
@@ -494,11 +484,11 @@ class OneRequest implements McpTransport {
     }
     // A request the server never answered (it closed first) still gets a response.
     this.#respond(
-      answer(
+      rpcError(
         503,
-        this.#id,
         RPC_ERROR.CONNECTION_CLOSED,
         "Service Unavailable: the server closed before answering",
+        { id: this.#id },
       ),
     );
     this.onclose?.();

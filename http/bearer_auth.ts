@@ -116,7 +116,7 @@ export function bearerAuth(auth: HttpAuth): HttpLayer {
         401,
         CODE.TRANSPORT,
         "Unauthorized: send Authorization: Bearer <token>",
-        { "www-authenticate": challenge },
+        { headers: { "www-authenticate": challenge } },
       );
     }
     const presented = match[1];
@@ -143,7 +143,11 @@ export function bearerAuth(auth: HttpAuth): HttpLayer {
         401,
         CODE.TRANSPORT,
         "Unauthorized: the bearer token is not valid",
-        { "www-authenticate": `${challenge}, error="invalid_token"` },
+        {
+          headers: {
+            "www-authenticate": `${challenge}, error="invalid_token"`,
+          },
+        },
       );
     }
     return await next(withoutAuthorization(request));

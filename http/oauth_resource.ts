@@ -228,7 +228,7 @@ export function oauthResource(options: OAuthResourceOptions): HttpLayer {
         401,
         CODE.TRANSPORT,
         "Unauthorized: send Authorization: Bearer <access token> (see the resource_metadata of WWW-Authenticate)",
-        { "www-authenticate": challenge + scopeParam },
+        { headers: { "www-authenticate": challenge + scopeParam } },
       );
     }
     const token = match[1];
@@ -242,10 +242,12 @@ export function oauthResource(options: OAuthResourceOptions): HttpLayer {
           CODE.TRANSPORT,
           `Unauthorized: ${error.reason}`,
           {
-            "www-authenticate":
-              `Bearer error="invalid_token", error_description="${error.reason}", ${
-                challenge.slice("Bearer ".length)
-              }${scopeParam}`,
+            headers: {
+              "www-authenticate":
+                `Bearer error="invalid_token", error_description="${error.reason}", ${
+                  challenge.slice("Bearer ".length)
+                }${scopeParam}`,
+            },
           },
         );
       }
@@ -271,13 +273,15 @@ export function oauthResource(options: OAuthResourceOptions): HttpLayer {
         CODE.TRANSPORT,
         `Forbidden: the token lacks the scope ${missing.join(" ")}`,
         {
-          "www-authenticate": `Bearer error="insufficient_scope", scope="${
-            scopes.join(" ")
-          }", ${
-            challenge.slice("Bearer ".length)
-          }, error_description="the token lacks the scope ${
-            missing.join(" ")
-          }"`,
+          headers: {
+            "www-authenticate": `Bearer error="insufficient_scope", scope="${
+              scopes.join(" ")
+            }", ${
+              challenge.slice("Bearer ".length)
+            }, error_description="the token lacks the scope ${
+              missing.join(" ")
+            }"`,
+          },
         },
       );
     }

@@ -499,7 +499,7 @@ export function sessions(
           429,
           CODE.TRANSPORT,
           `Too Many Requests: this client may create ${perMinute} sessions a minute, ${burst} at once; retry in ${seconds} s`,
-          { "retry-after": String(seconds) },
+          { headers: { "retry-after": String(seconds) } },
         );
       }
     }
@@ -521,7 +521,7 @@ export function sessions(
       503,
       CODE.TRANSPORT,
       `Service Unavailable: ${maxSessions} sessions are open, the most allowed; the first can end in ${seconds} s`,
-      { "retry-after": String(seconds) },
+      { headers: { "retry-after": String(seconds) } },
     );
   }
 
@@ -667,6 +667,6 @@ function methodNotAllowed(allow: string): Response {
     405,
     CODE.TRANSPORT,
     `Method Not Allowed: use ${allow}`,
-    { allow },
+    { headers: { allow } },
   );
 }
