@@ -103,9 +103,14 @@ export function limitBody(
   let finished = false;
   let total = 0;
 
+  const pending: PendingRead = {
+    deadline: performance.now() + deadlineMs,
+    late: false,
+    expire: () => refuse(408),
+  };
   function finish(): void {
     finished = true;
-    clearTimeout(timer);
+    unwatch(pending);
   }
   function refuse(status: 408 | 413): void {
     if (finished) return;
@@ -147,10 +152,10 @@ export function limitBody(
       return (reader ?? source).cancel(reason);
     },
   }, { highWaterMark: 0 });
-  const timer = setTimeout(() => refuse(408), deadlineMs);
+  watch(pending);
   return {
     request: copyRequest(request, { body }),
-    done: () => clearTimeout(timer),
+    done: () => unwatch(pending),
   };
 }
 
@@ -252,10 +257,11 @@ export async function readBodyText(request: Request): Promise<string> {
 
 const DECODER = new TextDecoder();
 
-// One timer for every marked read in progress, armed for the earliest
-// deadline: a timer per request cost more than the rest of the read. It is
-// unreferenced while no read is pending, so it neither keeps a process
-// alive nor needs re-arming for each request.
+// One timer for every body being read under a deadline (marked reads and
+// limitBody's bodies), armed for the earliest deadline: a timer per request
+// cost more than the rest of the read. It is unreferenced while no read is
+// pending, so it neither keeps a process alive nor needs re-arming for each
+// request.
 
 interface PendingRead {
   /** On the `performance.now()` clock. */
