@@ -41,11 +41,23 @@ export interface GateSession extends AsyncDisposable {
   /** Writes raw bytes to the gate's stdin. */
   sendRaw(text: string): Promise<void>;
   /** Sends a request under `id` (default: the next number) and waits for its answer. */
-  request(method: string, params?: Message, id?: string | number): Promise<Message>;
+  request(
+    method: string,
+    params?: Message,
+    id?: string | number,
+  ): Promise<Message>;
   /** A `tools/call`. */
-  call(name: string, args?: Message, meta?: Message, id?: string | number): Promise<Message>;
+  call(
+    name: string,
+    args?: Message,
+    meta?: Message,
+    id?: string | number,
+  ): Promise<Message>;
   /** The first message (already received or to come) that matches. */
-  next(match: (message: Message) => boolean, timeoutMs?: number): Promise<Message>;
+  next(
+    match: (message: Message) => boolean,
+    timeoutMs?: number,
+  ): Promise<Message>;
   /** Closes stdin and resolves with the exit status. */
   close(): Promise<Deno.CommandStatus>;
 }
@@ -55,16 +67,21 @@ export interface GateSessionOptions {
   env?: Record<string, string>;
   /** Capabilities to initialize with; `null` skips initialize. */
   capabilities?: Message | null;
+  /** The gate's script: gate/main.ts unless a build of it is tested. */
+  entry?: string;
+  /** The gate's working directory. */
+  cwd?: string;
 }
 
-/** Starts `gate/main.ts gateArgs -- server` and performs `initialize`. */
+/** Starts `gate/main.ts gateArgs -- server` (or `entry`'s) and performs `initialize`. */
 export async function startGateProcess(
   gateArgs: readonly string[],
   server: readonly string[],
   options: GateSessionOptions = {},
 ): Promise<GateSession> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...gateArgs, "--", ...server],
+    args: ["run", "-A", options.entry ?? MAIN, ...gateArgs, "--", ...server],
+    cwd: options.cwd,
     env: { NO_COLOR: "1", ...options.env },
     stdin: "piped",
     stdout: "piped",
@@ -121,7 +138,9 @@ export async function startGateProcess(
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         waiters.delete(poll);
-        reject(new Error(`Timed out waiting for ${what()}\nstderr:\n${stderr}`));
+        reject(
+          new Error(`Timed out waiting for ${what()}\nstderr:\n${stderr}`),
+        );
       }, timeoutMs);
       const poll = () => {
         const found = check();
@@ -156,12 +175,19 @@ export async function startGateProcess(
     params: Message = {},
     id: string | number = nextId++,
   ): Promise<Message> {
-    const answered = new Promise<Message>((resolve) => answers.set(id, resolve));
+    const answered = new Promise<Message>((resolve) =>
+      answers.set(id, resolve)
+    );
     await send({ jsonrpc: "2.0", id, method, params });
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) =>
       timer = setTimeout(
-        () => reject(new Error(`Timed out waiting for the answer to ${id}\nstderr:\n${stderr}`)),
+        () =>
+          reject(
+            new Error(
+              `Timed out waiting for the answer to ${id}\nstderr:\n${stderr}`,
+            ),
+          ),
         20_000,
       )
     );
