@@ -22,41 +22,73 @@ export interface Verdict {
   declined: (action: string) => string;
 }
 
-/** The verdict on a probed call. */
+/**
+ * The verdict on a probed call. `entry` is the policy's `tools` entry for
+ * the tool: `ask` makes an allowed call asked (deny still beats it); `deny`
+ * is decided by {@linkcode toolVerdict} without a probe.
+ */
 export function probedVerdict(
   tool: string,
   patterns: readonly string[],
   evaluation: Evaluation,
+  entry?: Decision,
 ): Verdict {
-  const { decision } = evaluation;
+  const askedByEntry = entry === "ask" && evaluation.decision !== "deny";
+  const decision = askedByEntry ? "ask" : evaluation.decision;
   const deciding = evaluation.patterns.find((p) => p.decision === decision);
   const denied = evaluation.patterns.filter((p) => p.decision === "deny")
     .map((p) => `${p.pattern} denied by ${p.rule}`);
   const asked = evaluation.patterns.filter((p) => p.decision === "ask");
+  const reasons = asked.map((p) => `${p.pattern} (${why(p)})`);
+  const lines = evaluation.patterns.map((p) => `- ${p.pattern}: ${why(p)}`);
+  const advice = [howToAllow(asked)];
+  if (askedByEntry) {
+    reasons.push(`every call of ${tool} (asked by tools.${tool})`);
+    lines.push(`- every call of ${tool}: asked by tools.${tool}`);
+    advice.push(
+      `The tools entry asks before every call of ${tool}: set tools.${tool} to allow, or remove it.`,
+    );
+  }
   return {
     decision,
     patterns,
-    rule: deciding?.rule ?? null,
+    rule: deciding?.rule ?? (askedByEntry ? `tools.${tool}` : null),
     denied: `The gate's policy refuses this call of ${tool}: ${
       denied.join(", ")
     }. Nothing was run.`,
     question: `Allow the tool "${tool}" to run with ${
       patterns.length === 1 ? "this permission" : "these permissions"
-    }?\n${
-      evaluation.patterns.map((p) => `- ${p.pattern}: ${why(p)}`).join("\n")
-    }`,
+    }?\n${lines.join("\n")}`,
     cannotAsk:
       `This call of ${tool} needs the user's approval, and this host cannot ask for it (it did not declare the elicitation capability): ${
-        asked.map((p) => `${p.pattern} (${why(p)})`).join(", ")
-      }. Nothing was run. ${howToAllow(asked)}`,
-    declined: (action) =>
-      `The user ${
-        action === "decline" ? "declined" : "did not approve"
-      } this call of ${tool} (${patterns.join(", ")}). Nothing was run.`,
+        reasons.join(", ")
+      }. Nothing was run. ${advice.filter((a) => a !== "").join(" ")}`,
+    declined: declinedCall(`${tool} (${patterns.join(", ")})`),
   };
 }
 
-/** The verdict on a call of a tool that does not answer probes. */
+/**
+ * The verdict the policy's `tools` entry gives a tool: any decision for a
+ * tool that does not answer probes, and `deny` for one that does (it is
+ * not probed then).
+ */
+export function toolVerdict(tool: string, decision: Decision): Verdict {
+  const entry = `tools.${tool}`;
+  return {
+    decision,
+    patterns: [],
+    rule: entry,
+    denied:
+      `The gate's policy refuses every call of ${tool} (${entry}: deny). Nothing was run.`,
+    question:
+      `Allow the tool "${tool}" to run? The gate's policy asks before every call of it (${entry}: ask). It does not report which permissions it needs, so the gate cannot say what it will touch.`,
+    cannotAsk:
+      `This call of ${tool} needs the user's approval, and this host cannot ask for it (it did not declare the elicitation capability): the gate's policy asks before every call of it (${entry}: ask). Nothing was run. To allow such calls, set ${entry} to allow in the gate's policy file.`,
+    declined: declinedCall(tool),
+  };
+}
+
+/** The verdict on a call of a tool that does not answer probes and has no `tools` entry. */
 export function unprobedVerdict(tool: string, decision: Decision): Verdict {
   const unknown =
     `${tool} does not report which permissions it needs (it does not list forge.supports_permission_patterns)`;
@@ -69,12 +101,17 @@ export function unprobedVerdict(tool: string, decision: Decision): Verdict {
     question:
       `Allow the tool "${tool}" to run? It does not report which permissions it needs, so the gate cannot say what it will touch.`,
     cannotAsk:
-      `This call of ${tool} needs the user's approval, and this host cannot ask for it (it did not declare the elicitation capability): ${unknown}, and the policy's unprobed setting is ask. Nothing was run. To allow such calls, set "unprobed: allow" in the gate's policy file.`,
-    declined: (action) =>
-      `The user ${
-        action === "decline" ? "declined" : "did not approve"
-      } this call of ${tool}. Nothing was run.`,
+      `This call of ${tool} needs the user's approval, and this host cannot ask for it (it did not declare the elicitation capability): ${unknown}, and the policy's unprobed setting is ask. Nothing was run. To allow such calls, set tools.${tool} to allow (this tool) or "unprobed: allow" (every such tool) in the gate's policy file.`,
+    declined: declinedCall(tool),
   };
+}
+
+/** The refusal after the user's answer, for `call` ("write_file (write:a)"). */
+function declinedCall(call: string): (action: string) => string {
+  return (action) =>
+    `The user ${
+      action === "decline" ? "declined" : "did not approve"
+    } this call of ${call}. Nothing was run.`;
 }
 
 function why(p: PatternEvaluation): string {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Policy } from "../policy/mod.ts";
-import { probedVerdict, unprobedVerdict } from "./_decide.ts";
+import { probedVerdict, toolVerdict, unprobedVerdict } from "./_decide.ts";
 
 const POLICY = new Policy({
   allow: ["read:**", "write:notes/**"],
@@ -73,7 +73,10 @@ Deno.test("unprobedVerdict() decides by the setting and says how to change it", 
     assert.equal(v.rule, "unprobed");
   }
   const v = unprobedVerdict("hello", "ask");
-  assert.match(v.cannotAsk, /set "unprobed: allow"/);
+  assert.match(
+    v.cannotAsk,
+    /set tools\.hello to allow \(this tool\) or "unprobed: allow" \(every such tool\)/,
+  );
   assert.match(v.question, /"hello"/);
   assert.match(
     unprobedVerdict("hello", "deny").denied,
@@ -83,4 +86,72 @@ Deno.test("unprobedVerdict() decides by the setting and says how to change it", 
     v.declined("decline"),
     "The user declined this call of hello. Nothing was run.",
   );
+});
+
+Deno.test("a tools entry decides a tool by name", async (t) => {
+  await t.step("toolVerdict() gives the entry's decision and names it", () => {
+    for (const decision of ["allow", "ask", "deny"] as const) {
+      const v = toolVerdict("run_shell", decision);
+      assert.equal(v.decision, decision);
+      assert.deepEqual(v.patterns, []);
+      assert.equal(v.rule, "tools.run_shell");
+    }
+    assert.equal(
+      toolVerdict("run_shell", "deny").denied,
+      "The gate's policy refuses every call of run_shell (tools.run_shell: deny). Nothing was run.",
+    );
+    assert.match(
+      toolVerdict("run_shell", "ask").cannotAsk,
+      /\(tools\.run_shell: ask\)\. Nothing was run\. To allow such calls, set tools\.run_shell to allow/,
+    );
+  });
+  await t.step(
+    "ask makes an allowed probed call asked, naming the entry",
+    () => {
+      const patterns = ["read:a"];
+      const v = probedVerdict(
+        "tool",
+        patterns,
+        POLICY.evaluate(patterns),
+        "ask",
+      );
+      assert.equal(v.decision, "ask");
+      assert.equal(v.rule, "tools.tool");
+      assert.equal(
+        v.question,
+        'Allow the tool "tool" to run with this permission?\n' +
+          "- read:a: allowed by read:**\n" +
+          "- every call of tool: asked by tools.tool",
+      );
+      assert.match(
+        v.cannotAsk,
+        /: every call of tool \(asked by tools\.tool\)\. Nothing was run\. The tools entry asks before every call of tool: set tools\.tool to allow, or remove it\.$/,
+      );
+    },
+  );
+  await t.step(
+    "ask keeps an asking rule as the rule, and deny beats it",
+    () => {
+      const asked = ["exec:git push origin"];
+      assert.equal(
+        probedVerdict("tool", asked, POLICY.evaluate(asked), "ask").rule,
+        "exec:git push **",
+      );
+      const denied = ["write:secrets/k"];
+      const v = probedVerdict("tool", denied, POLICY.evaluate(denied), "ask");
+      assert.equal(v.decision, "deny");
+      assert.equal(v.rule, "write:secrets/**");
+    },
+  );
+  await t.step("allow leaves the patterns to decide", () => {
+    const unmatched = ["net:https://x.dev"];
+    const v = probedVerdict(
+      "tool",
+      unmatched,
+      POLICY.evaluate(unmatched),
+      "allow",
+    );
+    assert.equal(v.decision, "ask");
+    assert.equal(v.rule, null);
+  });
 });

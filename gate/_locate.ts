@@ -11,9 +11,10 @@ export interface Place {
 }
 
 /**
- * The position of the value at `path` (`["deny", 1]`, `["unprobed"]`) in a
- * policy file's text; `column` (1-based, inside a rule string) moves the
- * position into the rule when the rule is written verbatim.
+ * The position of the value at `path` (`["deny", 1]`, `["unprobed"]`,
+ * `["tools", "search"]`) in a policy file's text; `column` (1-based, inside
+ * a rule string) moves the position into the rule when the rule is written
+ * verbatim.
  */
 export function locateField(
   text: string,
@@ -25,6 +26,11 @@ export function locateField(
   const key = String(path[0]);
   const keyAt = findKey(text, key);
   if (keyAt === -1) return firstContent(text);
+  if (typeof path[1] === "string") {
+    // A key inside the key's object: the first of that name after it.
+    const innerAt = findKey(text, path[1], keyAt + key.length);
+    return placeOf(text, innerAt === -1 ? keyAt : innerAt);
+  }
   if (path.length === 1 || typeof path[1] !== "number") {
     return placeOf(text, keyAt);
   }
@@ -52,14 +58,15 @@ export function locateField(
   return placeOf(text, offset);
 }
 
-function findKey(text: string, key: string): number {
+function findKey(text: string, key: string, from = 0): number {
   const escaped = key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   // JSON/JSONC "key":, YAML key: or "key":, TOML key = or "key" =, TOML [key].
   const spellings = new RegExp(
     `(^|[\\s{,])(?:"${escaped}"|'${escaped}'|${escaped})\\s*[:=]|^\\s*\\[\\s*${escaped}\\s*\\]`,
     "gm",
   );
-  for (const match of text.matchAll(spellings)) {
+  spellings.lastIndex = from;
+  for (let match; (match = spellings.exec(text)) !== null;) {
     const start = match[1] === undefined
       ? match.index + match[0].indexOf("[")
       : match.index + match[1].length;

@@ -43,6 +43,23 @@ Deno.test("locateField() finds a rule in each format's spelling", async (t) => {
     });
     assert.deepEqual(locateField(text, []), { line: 3, column: 1 });
   });
+  await t.step("a key inside an object, in YAML, TOML and JSON", () => {
+    const yaml = "unprobed: ask\ntools:\n  search: allow\n  run_shell: never\n";
+    assert.deepEqual(locateField(yaml, ["tools", "run_shell"]), {
+      line: 4,
+      column: 3,
+    });
+    const toml = 'run_shell = 1\n[tools]\nrun_shell = "never"\n';
+    assert.deepEqual(locateField(toml, ["tools", "run_shell"]), {
+      line: 3,
+      column: 1,
+    });
+    const json = '{ "tools": { "tools": "x" } }';
+    assert.deepEqual(locateField(json, ["tools", "tools"]), {
+      line: 1,
+      column: 14,
+    });
+  });
   await t.step("falls back to the key when the item is not found", () => {
     const text = "deny:\n  - !!str write:a\n";
     assert.deepEqual(locateField(text, ["deny", 0], [{}]), {

@@ -13,19 +13,27 @@ import { GatePolicyError, parseGatePolicy } from "./policy_file.ts";
 import type { GatePolicy } from "./policy_file.ts";
 import { locateField } from "./_locate.ts";
 
+/** What the next call is decided with. */
+export interface PolicyInForce {
+  policy: Policy;
+  /** The decision for a tool without the probe and without a `tools` entry. */
+  unprobed: Decision;
+  /** The decisions by tool name; empty when there are none. */
+  tools: ReadonlyMap<string, Decision>;
+}
+
 /** The policy in force now, and a way to stop following its file. */
 export interface PolicySource {
-  /** The policy and `unprobed` decision to decide the next call with. */
-  current(): { policy: Policy; unprobed: Decision };
+  /** The policy, `unprobed` decision and tools' decisions to decide the next call with. */
+  current(): PolicyInForce;
   /** Stops watching. */
   close(): Promise<void>;
 }
 
 const FILE_FORMATS: readonly Format[] = ["json", "jsonc", "yaml", "toml"];
 
-/** A source that always answers `policy`. */
-export function fixedPolicy(policy: Policy, unprobed: Decision): PolicySource {
-  const current = { policy, unprobed };
+/** A source that always answers the same. */
+export function fixedPolicy(current: PolicyInForce): PolicySource {
   return { current: () => current, close: () => Promise.resolve() };
 }
 
@@ -33,6 +41,8 @@ export function fixedPolicy(policy: Policy, unprobed: Decision): PolicySource {
 export interface WatchPolicyOptions {
   /** The decision for unprobed tools when the file does not say. */
   unprobed: Decision;
+  /** The decisions by tool name when the file does not say. */
+  tools: ReadonlyMap<string, Decision>;
   /** Where reload news and refused edits go. */
   log: (line: string) => void;
   /** Quiet time before a changed file is read. */
@@ -71,11 +81,12 @@ export async function watchPolicy(
   const { log } = options;
   watcher.subscribe((event) => {
     if (event.type === "change") {
-      const { rules, unprobed } = event.value;
+      const { rules, unprobed, tools } = event.value;
+      const named = (tools ?? options.tools).size;
       log(
-        `policy reloaded from ${path}: ${rules.allow.length} allow, ${rules.ask.length} ask, ${rules.deny.length} deny rules, unprobed: ${
-          unprobed ?? options.unprobed
-        }`,
+        `policy reloaded from ${path}: ${rules.allow.length} allow, ${rules.ask.length} ask, ${rules.deny.length} deny rules, ${named} ${
+          named === 1 ? "tool" : "tools"
+        } by name, unprobed: ${unprobed ?? options.unprobed}`,
       );
     } else if (event.error.kind === "watch") {
       log(`${path}: ${strip(event.error.message)}`);
@@ -87,6 +98,7 @@ export async function watchPolicy(
     current: () => ({
       policy: watcher.current.policy,
       unprobed: watcher.current.unprobed ?? options.unprobed,
+      tools: watcher.current.tools ?? options.tools,
     }),
     close: () => watcher.close(),
   };
@@ -96,7 +108,7 @@ export async function watchPolicy(
 export function parsePolicyText(text: string, format: Format): GatePolicy {
   if (text.trim() === "") {
     throw located(
-      "the file is empty: expected allow, ask and deny lists and unprobed",
+      "the file is empty: expected allow, ask and deny lists, unprobed and tools",
       1,
       1,
     );

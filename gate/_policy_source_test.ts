@@ -40,7 +40,7 @@ Deno.test("parsePolicyText() places syntax and field errors at line:column", () 
   );
   assert.equal(
     located("  \n", "yaml"),
-    "1:1: the file is empty: expected allow, ask and deny lists and unprobed",
+    "1:1: the file is empty: expected allow, ask and deny lists, unprobed and tools",
   );
 });
 
@@ -51,13 +51,18 @@ Deno.test("watchPolicy() loads, follows and refuses like the gate needs", async 
   await Deno.writeTextFile(path, 'deny: ["read:**"]\n');
   const source = await watchPolicy(path, {
     unprobed: "ask",
+    tools: new Map([["search", "ask"]]),
     log: (line) => logged.push(line),
     debounceMs: 10,
   });
   try {
     assert.equal(source.current().policy.evaluate(["read:a"]).decision, "deny");
     assert.equal(source.current().unprobed, "ask");
-    await writeAtomic(path, 'allow: ["read:**"]\nunprobed: allow\n');
+    assert.equal(source.current().tools.get("search"), "ask");
+    await writeAtomic(
+      path,
+      'allow: ["read:**"]\nunprobed: allow\ntools:\n  search: allow\n',
+    );
     for (let i = 0; i < 200 && source.current().unprobed !== "allow"; i++) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -66,6 +71,23 @@ Deno.test("watchPolicy() loads, follows and refuses like the gate needs", async 
       "allow",
     );
     assert.equal(source.current().unprobed, "allow");
+    assert.equal(source.current().tools.get("search"), "allow");
+    assert.ok(
+      logged.includes(
+        `policy reloaded from ${path}: 1 allow, 0 ask, 0 deny rules, 1 tool by name, unprobed: allow`,
+      ),
+      logged.join("\n"),
+    );
+    await writeAtomic(path, "tools:\n  search: allow\n  shell: never\n");
+    for (let i = 0; i < 200 && !logged.some((l) => l.includes("never")); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.ok(
+      logged.includes(
+        `${path}:3:3: tools.shell: expected "allow", "ask" or "deny", got "never" (keeping the last good policy)`,
+      ),
+      logged.join("\n"),
+    );
     await writeAtomic(path, 'allow: ["read:**"]\nunprobed: sometimes\n');
     for (
       let i = 0;
@@ -86,7 +108,12 @@ Deno.test("watchPolicy() loads, follows and refuses like the gate needs", async 
     await Deno.remove(dir, { recursive: true });
   }
   await assert.rejects(
-    () => watchPolicy(`${dir}/policy.txt`, { unprobed: "ask", log: () => {} }),
+    () =>
+      watchPolicy(`${dir}/policy.txt`, {
+        unprobed: "ask",
+        tools: new Map(),
+        log: () => {},
+      }),
     /cannot tell the format from the file name: .*policy\.txt \(expected \.json, \.jsonc, \.yaml, \.yml or \.toml\)/,
   );
 });

@@ -20,7 +20,12 @@ import { StdioTransport } from "../stdio/mod.ts";
 import { loadFdPipes } from "../stdio/_fd_pipe.ts";
 import { isRecord } from "../_util/json_type.ts";
 import { AuditLog, type AuditOutcome } from "./_audit.ts";
-import { probedVerdict, unprobedVerdict, type Verdict } from "./_decide.ts";
+import {
+  probedVerdict,
+  toolVerdict,
+  unprobedVerdict,
+  type Verdict,
+} from "./_decide.ts";
 import { IdSpace } from "./_ids.ts";
 import { type ServerProcess, spawnServer } from "./_server_process.ts";
 import {
@@ -61,6 +66,15 @@ export interface GateOptions {
    * @default {"ask"}
    */
   unprobed?: Decision;
+  /**
+   * Decisions by tool name, when the policy file has no `tools` (or the
+   * policy is a `Policy` object): for a tool without the probe, its decision
+   * instead of `unprobed`; for a tool with it, `deny` refuses every call and
+   * `ask` asks even when the patterns are allowed.
+   *
+   * @default {{}}
+   */
+  tools?: Readonly<Record<string, Decision>>;
   /**
    * A file to append one JSON line to per decided call.
    *
@@ -202,13 +216,15 @@ export async function startGate(
       `Cannot start the gate: graceMs must be a number of milliseconds >= 0, got ${graceMs}`,
     );
   }
+  const tools = toolDecisions(options.tools);
   const log = options.log ?? stderrLog;
   let source: PolicySource;
   if (options.policy instanceof Policy) {
-    source = fixedPolicy(options.policy, unprobed);
+    source = fixedPolicy({ policy: options.policy, unprobed, tools });
   } else if (typeof options.policy === "string" && options.policy !== "") {
     source = await watchPolicy(options.policy, {
       unprobed,
+      tools,
       log,
       debounceMs: options.reloadDebounceMs,
     });
@@ -590,9 +606,16 @@ class GateSession implements Gate {
       this.#forwardCall(message, undefined, false);
       return;
     }
+    const { tools, unprobed } = this.#source.current();
+    const entry = tools.get(name);
     let verdict: Verdict;
     if (!probed) {
-      verdict = unprobedVerdict(name, this.#source.current().unprobed);
+      verdict = entry === undefined
+        ? unprobedVerdict(name, unprobed)
+        : toolVerdict(name, entry);
+    } else if (entry === "deny") {
+      // Refused whatever its patterns: there is nothing to probe for.
+      verdict = toolVerdict(name, entry);
     } else {
       const answer = await this.#requestServer(gating, "tools/call", {
         name,
@@ -622,8 +645,16 @@ class GateSession implements Gate {
       }
       // The policy in force once the patterns are known, after any reload
       // during the probe.
-      const { policy } = this.#source.current();
-      verdict = probedVerdict(name, patterns, policy.evaluate(patterns));
+      const now = this.#source.current();
+      const nowEntry = now.tools.get(name);
+      verdict = nowEntry === "deny"
+        ? toolVerdict(name, nowEntry)
+        : probedVerdict(
+          name,
+          patterns,
+          now.policy.evaluate(patterns),
+          nowEntry,
+        );
     }
     const record = (outcome: AuditOutcome) =>
       this.#record(
@@ -971,6 +1002,32 @@ class GateSession implements Gate {
       : status.code;
     this.#resolveFinished(code);
   }
+}
+
+/** GateOptions.tools, checked, as a Map (a tool may be named "constructor"). */
+function toolDecisions(
+  tools: Readonly<Record<string, Decision>> | undefined,
+): ReadonlyMap<string, Decision> {
+  if (tools === undefined) return new Map();
+  if (!isRecord(tools)) {
+    throw new TypeError(
+      `Cannot start the gate: tools must be an object of tool names to "allow", "ask" or "deny", got ${
+        JSON.stringify(tools)
+      }`,
+    );
+  }
+  const decisions = new Map<string, Decision>();
+  for (const [name, decision] of Object.entries(tools)) {
+    if (!DECISIONS.includes(decision)) {
+      throw new TypeError(
+        `Cannot start the gate: tools.${name} must be "allow", "ask" or "deny", got ${
+          JSON.stringify(decision)
+        }`,
+      );
+    }
+    decisions.set(name, decision);
+  }
+  return decisions;
 }
 
 function patternsOf(result: Record<string, unknown>): string[] | string {

@@ -262,6 +262,91 @@ Deno.test("gate decides hello-tool's calls by the policy", async (t) => {
   });
 });
 
+Deno.test("gate decides tools by name with the policy's tools entries", async (t) => {
+  await using ws = await workspace(`
+allow: ["write:notes/**", "delete:tmp/**"]
+unprobed: deny
+tools:
+  hello: allow
+  delete_file: deny
+  write_file: ask
+`);
+  await Deno.mkdir(`${ws.root}/tmp`);
+  await Deno.writeTextFile(`${ws.root}/tmp/x`, "keep");
+  await using gate = await startGateProcess(
+    ["--policy", ws.policyPath, "--audit", ws.audit],
+    HELLO_COMMAND,
+    { env: { HELLO_ROOT: ws.root }, capabilities: { elicitation: {} } },
+  );
+
+  await t.step(
+    "an entry allows a tool without the probe over unprobed: deny",
+    async () => {
+      assert.equal(
+        textOf(await gate.call("hello", { name: "Ada" })),
+        "Hello, Ada!",
+      );
+    },
+  );
+
+  await t.step(
+    "deny refuses a probed tool whatever its patterns allow",
+    async () => {
+      const answer = await gate.call("delete_file", { path: "tmp/x" });
+      assert.equal(answer.result.isError, true);
+      assert.equal(
+        textOf(answer),
+        "The gate's policy refuses every call of delete_file (tools.delete_file: deny). Nothing was run.",
+      );
+      assert.equal(await Deno.readTextFile(`${ws.root}/tmp/x`), "keep");
+    },
+  );
+
+  await t.step(
+    "ask asks before a call its patterns allow; accept runs it",
+    async () => {
+      const answered = gate.call("write_file", {
+        path: "notes/a.txt",
+        content: "hi",
+      });
+      const request = await gate.next((m) => m.method === "elicitation/create");
+      assert.match(
+        request.params.message,
+        /- write:notes\/a\.txt: allowed by write:notes\/\*\*/,
+      );
+      assert.match(
+        request.params.message,
+        /- every call of write_file: asked by tools\.write_file/,
+      );
+      await gate.send({
+        jsonrpc: "2.0",
+        id: request.id,
+        result: { action: "accept" },
+      });
+      assert.equal(textOf(await answered), "Wrote 2 bytes to notes/a.txt");
+    },
+  );
+
+  await t.step("the audit names the entry that decided", async () => {
+    const records = (await Deno.readTextFile(ws.audit)).trim().split("\n")
+      .map((line) => JSON.parse(line));
+    assert.deepEqual(
+      records.map((r) => [r.tool, r.patterns, r.decision, r.outcome, r.rule]),
+      [
+        ["hello", [], "allow", "forwarded", "tools.hello"],
+        ["delete_file", [], "deny", "denied", "tools.delete_file"],
+        [
+          "write_file",
+          ["write:notes/a.txt"],
+          "ask",
+          "approved",
+          "tools.write_file",
+        ],
+      ],
+    );
+  });
+});
+
 Deno.test("gate asks a host that can elicit, and follows the answer", async (t) => {
   await using ws = await workspace(POLICY);
   await using gate = await startGateProcess(

@@ -79,6 +79,47 @@ Deno.test("startGate() serves a host over a pair of streams with a Policy object
   }
 });
 
+Deno.test("startGate()'s tools option decides tools by name beside a Policy object", async () => {
+  const root = await Deno.makeTempDir();
+  const host = hostStreams();
+  const gate = await startGate(HELLO_COMMAND, {
+    policy: new Policy({ allow: ["write:**"] }),
+    unprobed: "deny",
+    tools: { hello: "allow", write_file: "deny" },
+    readable: host.readable,
+    writable: host.writable,
+    env: { HELLO_ROOT: root },
+    log: () => {},
+  });
+  try {
+    await host.send(INITIALIZE);
+    await host.next();
+    const call = (id: number, name: string, args: Record<string, string>) =>
+      host.send({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name, arguments: args },
+      });
+    await call(2, "hello", { name: "Ada" });
+    const hello = await host.next() as {
+      result: { content: { text: string }[] };
+    };
+    assert.equal(hello.result.content[0].text, "Hello, Ada!");
+    await call(3, "write_file", { path: "a.txt", content: "x" });
+    const write = await host.next() as {
+      result: { isError?: boolean; content: { text: string }[] };
+    };
+    assert.equal(write.result.isError, true);
+    assert.match(write.result.content[0].text, /tools\.write_file: deny/);
+    await host.end();
+    assert.equal(await gate.finished, 0);
+  } finally {
+    await host.drain();
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
 Deno.test("startGate()'s close() stops the server and answers what is pending", async () => {
   const host = hostStreams();
   const gate = await startGate(FAKE_COMMAND, {
@@ -151,6 +192,18 @@ Deno.test("startGate() refuses wrong options with TypeError or RangeError", asyn
     () => startGate(["x"], { policy, unprobed: "maybe" }),
     TypeError,
     'unprobed must be "allow", "ask" or "deny", got "maybe"',
+  );
+  await assert.rejects(
+    // @ts-expect-error: the wrong value on purpose
+    () => startGate(["x"], { policy, tools: { hello: "yes" } }),
+    TypeError,
+    'tools.hello must be "allow", "ask" or "deny", got "yes"',
+  );
+  await assert.rejects(
+    // @ts-expect-error: the wrong shape on purpose
+    () => startGate(["x"], { policy, tools: ["hello"] }),
+    TypeError,
+    "tools must be an object of tool names",
   );
   await assert.rejects(
     () => startGate(["x"], { policy, graceMs: -1 }),

@@ -1,5 +1,6 @@
-// The gate's policy file: allow, ask and deny lists plus the `unprobed`
-// decision, checked field by field and built into a Policy.
+// The gate's policy file: allow, ask and deny lists, the `unprobed`
+// decision and decisions by tool name, checked field by field and built
+// into a Policy.
 
 import {
   type Decision,
@@ -10,21 +11,26 @@ import {
 import { isRecord, typeName } from "../_util/json_type.ts";
 
 const LISTS = ["allow", "ask", "deny"] as const;
-const KEYS: readonly string[] = [...LISTS, "unprobed"];
+const KEYS: readonly string[] = [...LISTS, "unprobed", "tools"];
 const DECISIONS: readonly Decision[] = ["allow", "ask", "deny"];
 
 /**
  * What a policy file holds once checked: the compiled {@linkcode Policy},
- * the rule lists it was built from, and the decision for tools that do not
- * answer probes.
+ * the rule lists it was built from, the decision for tools that do not
+ * answer probes, and the decisions by tool name.
  *
  * @example
  * ```ts
  * import { parseGatePolicy } from "@forge/toolkit/gate";
  *
- * const gatePolicy = parseGatePolicy({ allow: ["read:**"], unprobed: "deny" });
+ * const gatePolicy = parseGatePolicy({
+ *   allow: ["read:**"],
+ *   unprobed: "deny",
+ *   tools: { search: "allow" },
+ * });
  * gatePolicy.policy.evaluate(["read:a.txt"]).decision; // "allow"
  * gatePolicy.unprobed; // "deny"
+ * gatePolicy.tools?.get("search"); // "allow"
  * ```
  */
 export interface GatePolicy {
@@ -34,6 +40,14 @@ export interface GatePolicy {
   readonly rules: Required<PolicyRules>;
   /** The decision for a tool that does not list probe support; `undefined` when the file does not say. */
   readonly unprobed: Decision | undefined;
+  /**
+   * Decisions by tool name (`tools: { search: allow, run_shell: deny }`):
+   * for a tool without the probe, its decision instead of `unprobed`; for a
+   * tool with it, `deny` refuses every call and `ask` asks even when the
+   * patterns are allowed (`allow` leaves the patterns to decide).
+   * `undefined` when the file does not say.
+   */
+  readonly tools: ReadonlyMap<string, Decision> | undefined;
 }
 
 /**
@@ -81,8 +95,9 @@ export class GatePolicyError extends TypeError {
 /**
  * Checks the parsed content of a policy file and builds its
  * {@linkcode Policy}. The file is an object with optional `allow`, `ask` and
- * `deny` lists of rule strings (the grammar of `@forge/toolkit/policy`) and
- * an optional `unprobed` of `"allow"`, `"ask"` or `"deny"`; nothing else.
+ * `deny` lists of rule strings (the grammar of `@forge/toolkit/policy`), an
+ * optional `unprobed` of `"allow"`, `"ask"` or `"deny"`, and an optional
+ * `tools` object of tool names to one of those; nothing else.
  *
  * @example A policy file in YAML
  * ```ts
@@ -95,7 +110,7 @@ export class GatePolicyError extends TypeError {
  * ```
  *
  * @param value The parsed file (JSON, JSONC, YAML or TOML).
- * @returns The compiled policy, the rule lists and the `unprobed` decision.
+ * @returns The compiled policy, the rule lists, the `unprobed` decision and the tools' decisions.
  * @throws {GatePolicyError} Naming the first wrong field, what it holds and what was expected.
  */
 export function parseGatePolicy(value: unknown): GatePolicy {
@@ -104,7 +119,7 @@ export function parseGatePolicy(value: unknown): GatePolicy {
       ? "nothing (the file is empty)"
       : typeName(value);
     throw new GatePolicyError(
-      `Invalid policy: expected an object with allow, ask and deny lists and unprobed, got ${got}`,
+      `Invalid policy: expected an object with allow, ask and deny lists, unprobed and tools, got ${got}`,
       [],
     );
   }
@@ -112,7 +127,7 @@ export function parseGatePolicy(value: unknown): GatePolicy {
     if (!KEYS.includes(key)) {
       const near = KEYS.find((known) => closeTo(key, known));
       throw new GatePolicyError(
-        `unknown key: expected allow, ask, deny or unprobed${
+        `unknown key: expected allow, ask, deny, unprobed or tools${
           near === undefined ? "" : ` (did you mean "${near}"?)`
         }`,
         [key],
@@ -148,17 +163,23 @@ export function parseGatePolicy(value: unknown): GatePolicy {
   }
   let unprobed: Decision | undefined;
   if (value.unprobed !== undefined && value.unprobed !== null) {
-    if (!DECISIONS.includes(value.unprobed as Decision)) {
+    unprobed = decisionAt(value.unprobed, ["unprobed"]);
+  }
+  let tools: Map<string, Decision> | undefined;
+  if (value.tools !== undefined && value.tools !== null) {
+    if (!isRecord(value.tools)) {
       throw new GatePolicyError(
-        `expected "allow", "ask" or "deny", got ${
-          typeof value.unprobed === "string"
-            ? JSON.stringify(value.unprobed)
-            : typeName(value.unprobed)
+        `expected tool names with "allow", "ask" or "deny" (tools: { search: allow }), got ${
+          typeName(value.tools)
         }`,
-        ["unprobed"],
+        ["tools"],
       );
     }
-    unprobed = value.unprobed as Decision;
+    // A Map: a tool may be named "constructor" or "__proto__".
+    tools = new Map();
+    for (const [name, decision] of Object.entries(value.tools)) {
+      tools.set(name, decisionAt(decision, ["tools", name]));
+    }
   }
   let policy: Policy;
   try {
@@ -173,7 +194,22 @@ export function parseGatePolicy(value: unknown): GatePolicy {
     }
     throw error;
   }
-  return Object.freeze({ policy, rules: Object.freeze(rules), unprobed });
+  return Object.freeze({
+    policy,
+    rules: Object.freeze(rules),
+    unprobed,
+    tools,
+  });
+}
+
+function decisionAt(value: unknown, path: readonly string[]): Decision {
+  if (DECISIONS.includes(value as Decision)) return value as Decision;
+  throw new GatePolicyError(
+    `expected "allow", "ask" or "deny", got ${
+      typeof value === "string" ? JSON.stringify(value) : typeName(value)
+    }`,
+    path,
+  );
 }
 
 /** `deny[1]`, `unprobed`. */

@@ -27,10 +27,24 @@ Deno.test("parseGatePolicy() builds the Policy and keeps the lists and unprobed"
   assert.equal(policy.evaluate(["net:https://x.dev"]).decision, "ask");
 });
 
+Deno.test("parseGatePolicy() keeps the tools' decisions by name", () => {
+  const { tools } = parseGatePolicy({
+    tools: { search: "allow", run_shell: "deny", constructor: "ask" },
+  });
+  assert.deepEqual([...tools!], [
+    ["search", "allow"],
+    ["run_shell", "deny"],
+    ["constructor", "ask"],
+  ]);
+  assert.equal(tools!.get("toString"), undefined);
+  assert.equal(parseGatePolicy({ tools: null }).tools, undefined);
+});
+
 Deno.test("parseGatePolicy() takes missing lists as empty and unprobed as unset", () => {
   const gatePolicy = parseGatePolicy({});
   assert.deepEqual(gatePolicy.rules, { allow: [], ask: [], deny: [] });
   assert.equal(gatePolicy.unprobed, undefined);
+  assert.equal(gatePolicy.tools, undefined);
   // YAML's `allow:` with nothing after it is null.
   assert.deepEqual(parseGatePolicy({ allow: null }).rules.allow, []);
 });
@@ -50,7 +64,7 @@ Deno.test("parseGatePolicy() names each wrong field", async (t) => {
     assert.deepEqual(error.path, ["alow"]);
     assert.equal(
       error.message,
-      'alow: unknown key: expected allow, ask, deny or unprobed (did you mean "allow"?)',
+      'alow: unknown key: expected allow, ask, deny, unprobed or tools (did you mean "allow"?)',
     );
     assert.match(problemOf({ Deny: [] }).message, /did you mean "deny"/);
     assert.doesNotMatch(problemOf({ rules: [] }).message, /did you mean/);
@@ -84,4 +98,23 @@ Deno.test("parseGatePolicy() names each wrong field", async (t) => {
     );
     assert.match(problemOf({ unprobed: true }).message, /got boolean/);
   });
+  await t.step(
+    "tools that is not an object, and a wrong decision in it",
+    () => {
+      const list = problemOf({ tools: ["search"] });
+      assert.deepEqual(list.path, ["tools"]);
+      assert.equal(
+        list.message,
+        'tools: expected tool names with "allow", "ask" or "deny" (tools: { search: allow }), got an array',
+      );
+      const wrong = problemOf({
+        tools: { search: "allow", run_shell: "never" },
+      });
+      assert.deepEqual(wrong.path, ["tools", "run_shell"]);
+      assert.equal(
+        wrong.message,
+        'tools.run_shell: expected "allow", "ask" or "deny", got "never"',
+      );
+    },
+  );
 });
