@@ -186,6 +186,8 @@ Deno.test("gate decides hello-tool's calls by the policy", async (t) => {
       // A listed tool without the probe is still asked about.
       const listed = await asking.call("hello", { name: "x" });
       assert.match(textOf(listed), /unprobed setting is ask/);
+      // The audit is written as calls are decided; the gate's exit flushes it.
+      assert.equal((await asking.close()).code, 0);
       const records = (await Deno.readTextFile(ws3.audit)).trim().split("\n")
         .map((line) => JSON.parse(line));
       assert.deepEqual(
@@ -328,6 +330,7 @@ tools:
   );
 
   await t.step("the audit names the entry that decided", async () => {
+    assert.equal((await gate.close()).code, 0);
     const records = (await Deno.readTextFile(ws.audit)).trim().split("\n")
       .map((line) => JSON.parse(line));
     assert.deepEqual(
