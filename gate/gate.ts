@@ -5,6 +5,7 @@
 
 import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/mod.ts";
 import { RPC_ERROR } from "../jsonrpc/mod.ts";
+import { META } from "../jsonrpc/_versions.ts";
 import {
   META_ALWAYS,
   // What the gate approved, for the server to check against the patterns it
@@ -35,6 +36,8 @@ import {
 } from "./_policy_source.ts";
 
 const DECISIONS: readonly Decision[] = ["allow", "ask", "deny"];
+/** The prefix of the `_meta` keys the MCP specification reserves for itself. */
+const RESERVED_META_PREFIX = "io.modelcontextprotocol/";
 const KILL_AFTER_MS = 2000;
 const DRAIN_MS = 1000;
 
@@ -583,7 +586,11 @@ class GateSession implements Gate {
       this.#forwardCall(message, undefined);
       return;
     }
-    if (!this.#tools.has(name)) await this.#fetchTools(gating);
+    // A 2026-07-28 host names its revision and capabilities on every
+    // request, not in initialize: the gate's own requests for this call
+    // must carry them too, or the server cannot tell what they are.
+    const era = eraMeta(meta);
+    if (!this.#tools.has(name)) await this.#fetchTools(gating, era);
     const tool = this.#tools.get(name);
     if (tool === undefined) {
       // Not listed even in a fresh list: there is nothing to ask the user
@@ -620,7 +627,7 @@ class GateSession implements Gate {
       const answer = await this.#requestServer(gating, "tools/call", {
         name,
         arguments: params.arguments,
-        _meta: { [META_PERMISSION_PATTERNS]: true },
+        _meta: { ...era, [META_PERMISSION_PATTERNS]: true },
       });
       if ("error" in answer) {
         this.#record(name, [], "error", "probe-error", null, started);
@@ -639,6 +646,7 @@ class GateSession implements Gate {
         this.#answerHost(message.id, {
           result: refusal(
             `The gate cannot check this call of ${name}: the server's probe answer ${patterns}. Nothing was run.`,
+            era,
           ),
         });
         return;
@@ -672,12 +680,14 @@ class GateSession implements Gate {
     }
     if (verdict.decision === "deny") {
       record("denied");
-      this.#answerHost(message.id, { result: refusal(verdict.denied) });
+      this.#answerHost(message.id, { result: refusal(verdict.denied, era) });
       return;
     }
     if (!this.#hostCanElicit) {
       record("refused");
-      this.#answerHost(message.id, { result: refusal(verdict.cannotAsk) });
+      this.#answerHost(message.id, {
+        result: refusal(verdict.cannotAsk, era),
+      });
       return;
     }
     let action: string;
@@ -702,7 +712,9 @@ class GateSession implements Gate {
       return;
     }
     record(action === "decline" ? "declined" : "refused");
-    this.#answerHost(message.id, { result: refusal(verdict.declined(action)) });
+    this.#answerHost(message.id, {
+      result: refusal(verdict.declined(action), era),
+    });
   }
 
   /** Forwards a call; with `approved`, the patterns go in its `_meta`. */
@@ -794,16 +806,18 @@ class GateSession implements Gate {
     }
   }
 
-  #fetchTools(gating: Gating): Promise<void> {
+  #fetchTools(
+    gating: Gating,
+    era: Record<string, unknown> | undefined,
+  ): Promise<void> {
     this.#fetchingTools ??= (async () => {
       let cursor: unknown;
       // A bounded walk: a server repeating a cursor cannot hold a call forever.
       for (let page = 0; page < 1000; page++) {
-        const answer = await this.#requestServer(
-          undefined,
-          "tools/list",
-          typeof cursor === "string" ? { cursor } : {},
-        );
+        const answer = await this.#requestServer(undefined, "tools/list", {
+          ...(typeof cursor === "string" ? { cursor } : {}),
+          ...(era === undefined ? {} : { _meta: era }),
+        });
         if (!("result" in answer)) return;
         this.#learnTools(answer.result);
         cursor = answer.result.nextCursor;
@@ -1030,6 +1044,24 @@ function toolDecisions(
   return decisions;
 }
 
+/**
+ * The 2026-07-28 reserved keys of a request's `_meta` (revision, client
+ * capabilities and info, log level); `undefined` for a request without any,
+ * as every request of an older revision is.
+ */
+function eraMeta(
+  meta: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
+  if (meta === undefined) return undefined;
+  let era: Record<string, unknown> | undefined;
+  for (const key in meta) {
+    if (key.startsWith(RESERVED_META_PREFIX)) {
+      (era ??= {})[key] = meta[key];
+    }
+  }
+  return era;
+}
+
 function patternsOf(result: Record<string, unknown>): string[] | string {
   const meta = isRecord(result._meta) ? result._meta : undefined;
   if (meta === undefined) return `carries no _meta with ${META_PATTERNS}`;
@@ -1049,8 +1081,19 @@ function isStringList(value: unknown): value is string[] {
     value.every((item) => typeof item === "string");
 }
 
-function refusal(text: string): Record<string, unknown> {
-  return { content: [{ type: "text", text }], isError: true };
+/** An `isError` result; one answering a 2026-07-28 request says it is complete, as that revision requires. */
+function refusal(
+  text: string,
+  era: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  const result: Record<string, unknown> = {
+    content: [{ type: "text", text }],
+    isError: true,
+  };
+  if (era?.[META.PROTOCOL_VERSION] !== undefined) {
+    result.resultType = "complete";
+  }
+  return result;
 }
 
 function messageOf(error: unknown): string {

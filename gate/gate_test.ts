@@ -350,6 +350,70 @@ tools:
   });
 });
 
+/** The `_meta` a 2026-07-28 host sends on every request, in place of initialize. */
+function era2026(capabilities: Message = {}): Message {
+  return {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": capabilities,
+    "io.modelcontextprotocol/clientInfo": { name: "host-2026", version: "1" },
+  };
+}
+
+Deno.test("gate decides a 2026-07-28 host's calls, which carry their revision in _meta", async (t) => {
+  await using ws = await workspace(POLICY);
+  await using gate = await startGateProcess(
+    ["--policy", ws.policyPath],
+    HELLO_COMMAND,
+    { env: { HELLO_ROOT: ws.root }, capabilities: null },
+  );
+  const meta = era2026();
+
+  await t.step(
+    "an allowed call is probed and forwarded in the host's revision",
+    async () => {
+      // The host never listed the tools: the gate lists them itself, in the
+      // same revision, and so does its probe.
+      const answer = await gate.call("write_file", {
+        path: "notes/a.txt",
+        content: "hi",
+      }, meta);
+      assert.equal(textOf(answer), "Wrote 2 bytes to notes/a.txt");
+      assert.equal(answer.result.resultType, "complete");
+      assert.equal(await Deno.readTextFile(`${ws.root}/notes/a.txt`), "hi");
+    },
+  );
+
+  await t.step("the gate's own refusals say they are complete", async () => {
+    const denied = await gate.call("write_file", {
+      path: "secrets/k",
+      content: "x",
+    }, meta);
+    assert.equal(denied.result.isError, true);
+    assert.equal(denied.result.resultType, "complete");
+    assert.match(textOf(denied), /denied by write:secrets/);
+    const asked = await gate.call("write_file", {
+      path: "drafts/d.md",
+      content: "x",
+    }, meta);
+    assert.equal(asked.result.resultType, "complete");
+    assert.match(textOf(asked), /did not declare the elicitation capability/);
+    assert.equal(await exists(`${ws.root}/secrets`), false);
+  });
+
+  await t.step(
+    "a probe answered isError is passed back as the server said it",
+    async () => {
+      const answer = await gate.call("write_file", {
+        path: "../out.txt",
+        content: "x",
+      }, meta);
+      assert.equal(answer.result.isError, true);
+      assert.equal(answer.result.resultType, "complete");
+      assert.match(textOf(answer), /leaves the root/);
+    },
+  );
+});
+
 Deno.test("gate asks a host that can elicit, and follows the answer", async (t) => {
   await using ws = await workspace(POLICY);
   await using gate = await startGateProcess(
