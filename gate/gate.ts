@@ -28,6 +28,7 @@ import {
   type Verdict,
 } from "./_decide.ts";
 import { IdSpace } from "./_ids.ts";
+import { type ApprovalRound, readApprovalRound } from "./_approval_round.ts";
 import { type ServerProcess, spawnServer } from "./_server_process.ts";
 import {
   fixedPolicy,
@@ -417,12 +418,7 @@ class GateSession implements Gate {
       return;
     }
     if (message.method === "initialize") {
-      const elicitation = isRecord(message.params?.capabilities)
-        ? message.params.capabilities.elicitation
-        : undefined;
-      // An empty object means form mode; a host that lists modes must list form.
-      this.#hostCanElicit = isRecord(elicitation) &&
-        (Object.keys(elicitation).length === 0 || "form" in elicitation);
+      this.#hostCanElicit = asksForms(message.params?.capabilities);
     }
     if (message.method === "tools/call") {
       this.#gateCall(message);
@@ -590,6 +586,11 @@ class GateSession implements Gate {
     // request, not in initialize: the gate's own requests for this call
     // must carry them too, or the server cannot tell what they are.
     const era = eraMeta(meta);
+    // A call that answers an earlier round of the gate's own carries the
+    // gate's state, which the server must not see.
+    let round = era !== undefined && params.requestState !== undefined
+      ? await readApprovalRound(name, params)
+      : undefined;
     if (!this.#tools.has(name)) await this.#fetchTools(gating, era);
     const tool = this.#tools.get(name);
     if (tool === undefined) {
@@ -610,7 +611,7 @@ class GateSession implements Gate {
       // The host's own probe runs nothing. Any other flag value is decided
       // as a call (a toolkit server refuses it; no other server may run it
       // unchecked).
-      this.#forwardCall(message, undefined, false);
+      this.#forwardCall(message, undefined, undefined, false);
       return;
     }
     const { tools, unprobed } = this.#source.current();
@@ -673,9 +674,10 @@ class GateSession implements Gate {
         verdict.rule,
         started,
       );
+    const approved = probed ? verdict.patterns : undefined;
     if (verdict.decision === "allow") {
       record("forwarded");
-      this.#forwardCall(message, probed ? verdict.patterns : undefined);
+      this.#forwardCall(message, approved, round);
       return;
     }
     if (verdict.decision === "deny") {
@@ -683,10 +685,36 @@ class GateSession implements Gate {
       this.#answerHost(message.id, { result: refusal(verdict.denied, era) });
       return;
     }
-    if (!this.#hostCanElicit) {
+    // A 2026-07-28 host declares its capabilities on each request, and is
+    // asked in rounds: the question is this call's answer.
+    const stateless = era?.[META.PROTOCOL_VERSION] !== undefined;
+    const canAsk = stateless
+      ? asksForms(era[META.CLIENT_CAPABILITIES])
+      : this.#hostCanElicit;
+    if (!canAsk) {
       record("refused");
       this.#answerHost(message.id, {
         result: refusal(verdict.cannotAsk, era),
+      });
+      return;
+    }
+    if (stateless) {
+      round ??= await readApprovalRound(name, params);
+      const action = round.answer(verdict.patterns);
+      if (action === undefined) {
+        this.#answerHost(message.id, {
+          result: round.ask(verdict.question, verdict.patterns),
+        });
+        return;
+      }
+      if (action === "accept") {
+        record("approved");
+        this.#forwardCall(message, approved, round);
+        return;
+      }
+      record(action === "decline" ? "declined" : "refused");
+      this.#answerHost(message.id, {
+        result: refusal(verdict.declined(action), era),
       });
       return;
     }
@@ -708,7 +736,7 @@ class GateSession implements Gate {
     }
     if (action === "accept") {
       record("approved");
-      this.#forwardCall(message, probed ? verdict.patterns : undefined);
+      this.#forwardCall(message, approved);
       return;
     }
     record(action === "decline" ? "declined" : "refused");
@@ -717,10 +745,14 @@ class GateSession implements Gate {
     });
   }
 
-  /** Forwards a call; with `approved`, the patterns go in its `_meta`. */
+  /**
+   * Forwards a call; with `approved`, the patterns go in its `_meta`; with
+   * `round`, the params are the round's (without the gate's own state).
+   */
   #forwardCall(
     message: Extract<JsonRpcMessage, { method: string; id: JsonRpcId }>,
     approved: readonly string[] | undefined,
+    round?: ApprovalRound,
     strip = true,
   ): void {
     if (this.#state === "done") {
@@ -732,9 +764,9 @@ class GateSession implements Gate {
       });
       return;
     }
-    const params = message.params ?? {};
+    const params = round?.params ?? message.params ?? {};
     const meta = isRecord(params._meta) ? params._meta : undefined;
-    let out = message;
+    let out = round === undefined ? message : { ...message, params };
     if (
       approved !== undefined ||
       (strip && meta?.[META_APPROVED_PATTERNS] !== undefined)
@@ -1042,6 +1074,16 @@ function toolDecisions(
     decisions.set(name, decision);
   }
   return decisions;
+}
+
+/** Whether client capabilities let the gate ask the user with a form: `elicitation: {}` or `{ form: {} }`. */
+function asksForms(capabilities: unknown): boolean {
+  const elicitation = isRecord(capabilities)
+    ? capabilities.elicitation
+    : undefined;
+  // An empty object means form mode; a host that lists modes must list form.
+  return isRecord(elicitation) &&
+    (Object.keys(elicitation).length === 0 || "form" in elicitation);
 }
 
 /**

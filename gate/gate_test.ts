@@ -414,6 +414,138 @@ Deno.test("gate decides a 2026-07-28 host's calls, which carry their revision in
   );
 });
 
+Deno.test("gate asks a 2026-07-28 host in rounds: an input-required result, then the call again with the answer", async (t) => {
+  await using ws = await workspace(POLICY);
+  await using gate = await startGateProcess(
+    ["--policy", ws.policyPath, "--audit", ws.audit],
+    HELLO_COMMAND,
+    { env: { HELLO_ROOT: ws.root }, capabilities: null },
+  );
+  const meta = era2026({ elicitation: {} });
+  const KEY = "forge-gate/approval";
+  const args = { path: "drafts/a.md", content: "# A" };
+  const again = (
+    state: unknown,
+    reply: Message,
+    changed: Message = args,
+  ) =>
+    gate.request("tools/call", {
+      name: "write_file",
+      arguments: changed,
+      inputResponses: { [KEY]: reply },
+      requestState: state,
+      _meta: meta,
+    });
+  let asked: Message;
+
+  await t.step(
+    "the question comes back as the call's input-required result",
+    async () => {
+      asked = (await gate.call("write_file", args, meta)).result;
+      assert.equal(asked.resultType, "input_required");
+      assert.deepEqual(Object.keys(asked.inputRequests), [KEY]);
+      const request = asked.inputRequests[KEY];
+      assert.equal(request.method, "elicitation/create");
+      assert.match(request.params.message, /"write_file"/);
+      assert.match(
+        request.params.message,
+        /write:drafts\/a\.md: asked by write:drafts\/\*\*/,
+      );
+      assert.equal(typeof asked.requestState, "string");
+      assert.equal(await exists(`${ws.root}/drafts`), false);
+    },
+  );
+
+  await t.step(
+    "an answer for other arguments, or a forged state, is asked again",
+    async () => {
+      const changed = await again(asked.requestState, { action: "accept" }, {
+        ...args,
+        content: "other",
+      });
+      assert.equal(changed.result.resultType, "input_required");
+      const forged = await again(`${asked.requestState}x`, {
+        action: "accept",
+      });
+      assert.equal(forged.result.resultType, "input_required");
+      assert.equal(await exists(`${ws.root}/drafts`), false);
+    },
+  );
+
+  await t.step("decline refuses the call", async () => {
+    const declined = await again(asked.requestState, { action: "decline" });
+    assert.equal(declined.result.isError, true);
+    assert.equal(declined.result.resultType, "complete");
+    assert.match(textOf(declined), /The user declined this call of write_file/);
+    assert.equal(await exists(`${ws.root}/drafts`), false);
+  });
+
+  await t.step(
+    "accept runs it, with neither the gate's answer nor its state",
+    async () => {
+      const accepted = await again(asked.requestState, { action: "accept" });
+      assert.equal(textOf(accepted), "Wrote 3 bytes to drafts/a.md");
+      assert.equal(accepted.result.resultType, "complete");
+      assert.equal(await Deno.readTextFile(`${ws.root}/drafts/a.md`), "# A");
+    },
+  );
+
+  await t.step("the audit has the answered rounds only", async () => {
+    assert.equal((await gate.close()).code, 0);
+    const records = (await Deno.readTextFile(ws.audit)).trim().split("\n")
+      .map((line) => JSON.parse(line));
+    assert.deepEqual(records.map((r) => [r.outcome, r.patterns]), [
+      ["declined", ["write:drafts/a.md"]],
+      ["approved", ["write:drafts/a.md"]],
+    ]);
+  });
+});
+
+Deno.test("gate's round and a 2026-07-28 server's own round of one call go through together", async () => {
+  await using ws = await workspace(`unprobed: ask\n`);
+  const everything = new URL("../examples/everything/main.ts", import.meta.url)
+    .pathname;
+  await using gate = await startGateProcess(
+    ["--policy", ws.policyPath],
+    [Deno.execPath(), "run", "-A", everything],
+    { capabilities: null },
+  );
+  const meta = era2026({ elicitation: {} });
+  const KEY = "forge-gate/approval";
+  const call = (extra: Message = {}) =>
+    gate.request("tools/call", {
+      name: "test_input_required_result_elicitation",
+      arguments: {},
+      ...extra,
+      _meta: meta,
+    });
+  // The gate asks first; the approved call reaches the server, which asks
+  // for the user's name in a round of its own.
+  const first = (await call()).result;
+  assert.deepEqual(Object.keys(first.inputRequests), [KEY]);
+  const server = (await call({
+    inputResponses: { [KEY]: { action: "accept" } },
+    requestState: first.requestState,
+  })).result;
+  assert.deepEqual(Object.keys(server.inputRequests), ["user_name"]);
+  // The answer to the server's round is a new call, which the gate asks
+  // about again, keeping the server's state and answer for the server.
+  const named = {
+    inputResponses: {
+      user_name: { action: "accept", content: { name: "Ada" } },
+    },
+    requestState: server.requestState,
+  };
+  const second = (await call(named)).result;
+  assert.deepEqual(Object.keys(second.inputRequests), [KEY]);
+  const done = await call({
+    inputResponses: { [KEY]: { action: "accept" } },
+    requestState: second.requestState,
+  });
+  assert.equal(textOf(done), "Hello, Ada!");
+  assert.equal(done.result.resultType, "complete");
+});
+
 Deno.test("gate asks a host that can elicit, and follows the answer", async (t) => {
   await using ws = await workspace(POLICY);
   await using gate = await startGateProcess(
