@@ -272,7 +272,58 @@ const SCRIPT: Step[] = [
   request(30, "ping"),
 ];
 
-/** Volatile parts of the transcript: a timestamp and the server's own request ids. */
+/** The `_meta` a 2026-07-28 host sends on every request. */
+const ERA_2026 = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {
+    sampling: {},
+    elicitation: {},
+  },
+  "io.modelcontextprotocol/clientInfo": {
+    name: "transparency-test",
+    version: "1.0.0",
+  },
+};
+
+/** The same host speaking 2026-07-28: no initialize, the revision in every request. */
+const SCRIPT_2026: Step[] = [
+  request(1, "server/discover", { _meta: ERA_2026 }),
+  request(2, "tools/list", { _meta: ERA_2026 }),
+  call(3, "test_simple_text", {}, ERA_2026),
+  call(4, "json_schema_2020_12_tool", { nope: 1 }, ERA_2026),
+  {
+    name: "a tool's own input-required round, answered",
+    run: async (host) => {
+      const params = {
+        name: "test_input_required_result_elicitation",
+        arguments: {},
+        _meta: ERA_2026,
+      };
+      const first = await host.request(5, "tools/call", params);
+      const { requestState } = first.result as Message;
+      await host.request(6, "tools/call", {
+        ...params,
+        inputResponses: {
+          user_name: { action: "accept", content: { name: "Ada" } },
+        },
+        requestState,
+      });
+    },
+  },
+  request(7, "resources/read", { uri: "test://static-text", _meta: ERA_2026 }),
+  request(8, "prompts/get", { name: "test_simple_prompt", _meta: ERA_2026 }),
+  call(9, "no_such_tool", {}, ERA_2026),
+  request(10, "ping", { _meta: ERA_2026 }),
+  call(11, "test_simple_text", {}, {
+    ...ERA_2026,
+    "io.modelcontextprotocol/protocolVersion": "1999-01-01",
+  }),
+];
+
+/**
+ * Volatile parts of the transcript: a timestamp, the server's own request
+ * ids, and a requestState (signed with a key of each server process).
+ */
 function normalise(message: Message): Message {
   const text = JSON.stringify(message).replace(
     /\\"updatedAt\\":\\"[^"\\]*\\"/g,
@@ -280,18 +331,20 @@ function normalise(message: Message): Message {
   );
   const copy = JSON.parse(text) as Message;
   if (typeof copy.method === "string" && "id" in copy) copy.id = "<server id>";
+  const result = copy.result as Message | undefined;
+  if (typeof result?.requestState === "string") result.requestState = "<state>";
   return copy;
 }
 
-/** Runs the script and returns, per step, every message received during it. */
-async function transcript(command: string[]): Promise<{
+/** Runs `script` and returns, per step, every message received during it. */
+async function transcript(command: string[], script: Step[]): Promise<{
   steps: { step: string; received: Message[] }[];
   status: Deno.CommandStatus;
   stderr: string;
 }> {
   await using host = new RawHost(command);
   const steps = [];
-  for (const step of SCRIPT) {
+  for (const step of script) {
     const before = host.received.length;
     await step.run(host);
     // Let notifications sent right after an answer arrive within the step.
@@ -305,30 +358,42 @@ async function transcript(command: string[]): Promise<{
   return { steps, status, stderr: host.stderr };
 }
 
-Deno.test("the everything server answers every request the same way through the gate as directly", async () => {
+const SERVER = [Deno.execPath(), "run", "-A", EVERYTHING];
+
+/** The server behind the gate with `policy`. */
+function gatedServer(policy: string): string[] {
+  return [
+    Deno.execPath(),
+    "run",
+    "-A",
+    GATE,
+    "--policy",
+    policy,
+    "--",
+    ...SERVER,
+  ];
+}
+
+/** A policy file that lets everything through, in a new directory. */
+async function allowAll(): Promise<{ dir: string; policy: string }> {
   const dir = await Deno.makeTempDir({ prefix: "gate-transparency-" });
+  const policy = `${dir}/policy.json`;
+  await Deno.writeTextFile(
+    policy,
+    JSON.stringify({
+      allow: ["read:**", "write:**", "delete:**", "exec:**", "net:*://**"],
+      unprobed: "allow",
+    }),
+  );
+  return { dir, policy };
+}
+
+Deno.test("the everything server answers every request the same way through the gate as directly", async () => {
+  const { dir, policy } = await allowAll();
   try {
-    const policy = `${dir}/policy.json`;
-    await Deno.writeTextFile(
-      policy,
-      JSON.stringify({
-        allow: ["read:**", "write:**", "delete:**", "exec:**", "net:*://**"],
-        unprobed: "allow",
-      }),
-    );
-    const server = [Deno.execPath(), "run", "-A", EVERYTHING];
     const [direct, gated] = await Promise.all([
-      transcript(server),
-      transcript([
-        Deno.execPath(),
-        "run",
-        "-A",
-        GATE,
-        "--policy",
-        policy,
-        "--",
-        ...server,
-      ]),
+      transcript(SERVER, SCRIPT),
+      transcript(gatedServer(policy), SCRIPT),
     ]);
     assert.equal(direct.status.code, 0, direct.stderr);
     assert.equal(gated.status.code, 0, gated.stderr);
@@ -373,6 +438,36 @@ Deno.test("the everything server answers every request the same way through the 
     assert.equal((byId(18)?.result as Message).isError, true);
     assert.equal((byId(27)?.error as Message).code, -32602);
     assert.equal((byId(28)?.error as Message).code, -32601);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a 2026-07-28 host's requests are answered the same way through the gate as directly", async () => {
+  const { dir, policy } = await allowAll();
+  try {
+    const [direct, gated2026] = await Promise.all([
+      transcript(SERVER, SCRIPT_2026),
+      transcript(gatedServer(policy), SCRIPT_2026),
+    ]);
+    assert.equal(gated2026.status.code, 0, gated2026.stderr);
+    for (let i = 0; i < SCRIPT_2026.length; i++) {
+      assert.deepEqual(
+        gated2026.steps[i],
+        direct.steps[i],
+        `step ${i}: ${SCRIPT_2026[i].name}\ngate stderr:\n${gated2026.stderr}`,
+      );
+    }
+    // The script reached what it means to compare.
+    const answers = direct.steps.flatMap((s) => s.received)
+      .filter((m) => !("method" in m));
+    const byId = (id: Id) => answers.find((m) => m.id === id);
+    assert.equal((byId(3)?.result as Message).resultType, "complete");
+    assert.equal((byId(5)?.result as Message).resultType, "input_required");
+    assert.match(JSON.stringify(byId(6)), /Hello, Ada!/);
+    assert.equal((byId(9)?.error as Message).code, -32602);
+    assert.equal((byId(10)?.error as Message).code, -32601);
+    assert.ok(byId(11)?.error !== undefined, "an unknown revision is refused");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
