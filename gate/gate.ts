@@ -687,9 +687,9 @@ class GateSession implements Gate {
     }
     // A 2026-07-28 host declares its capabilities on each request, and is
     // asked in rounds: the question is this call's answer.
-    const stateless = era?.[META.PROTOCOL_VERSION] !== undefined;
+    const stateless = isStateless(era);
     const canAsk = stateless
-      ? asksForms(era[META.CLIENT_CAPABILITIES])
+      ? asksForms(era?.[META.CLIENT_CAPABILITIES])
       : this.#hostCanElicit;
     if (!canAsk) {
       record("refused");
@@ -1132,10 +1132,13 @@ function refusal(
     content: [{ type: "text", text }],
     isError: true,
   };
-  if (era?.[META.PROTOCOL_VERSION] !== undefined) {
-    result.resultType = "complete";
-  }
+  if (isStateless(era)) result.resultType = "complete";
   return result;
+}
+
+/** Whether a request whose reserved `_meta` keys are `era` speaks 2026-07-28 (or later). */
+function isStateless(era: Record<string, unknown> | undefined): boolean {
+  return era?.[META.PROTOCOL_VERSION] !== undefined;
 }
 
 function messageOf(error: unknown): string {
