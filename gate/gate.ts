@@ -40,6 +40,8 @@ const DECISIONS: readonly Decision[] = ["allow", "ask", "deny"];
 /** The prefix of the `_meta` keys the MCP specification reserves for itself. */
 const RESERVED_META_PREFIX = "io.modelcontextprotocol/";
 const KILL_AFTER_MS = 2000;
+/** How much of a call's arguments, as JSON, the user is shown when asked. */
+const MAX_SHOWN_ARGUMENTS = 1000;
 const DRAIN_MS = 1000;
 
 /**
@@ -703,7 +705,10 @@ class GateSession implements Gate {
       const action = round.answer(verdict.patterns);
       if (action === undefined) {
         this.#answerHost(message.id, {
-          result: round.ask(verdict.question, verdict.patterns),
+          result: round.ask(
+            withArguments(verdict.question, params.arguments),
+            verdict.patterns,
+          ),
         });
         return;
       }
@@ -721,7 +726,7 @@ class GateSession implements Gate {
     let action: string;
     try {
       const answer = await this.#requestHost(gating, "elicitation/create", {
-        message: verdict.question,
+        message: withArguments(verdict.question, params.arguments),
         requestedSchema: { type: "object", properties: {} },
       });
       action = "result" in answer && typeof answer.result.action === "string"
@@ -1074,6 +1079,22 @@ function toolDecisions(
     decisions.set(name, decision);
   }
   return decisions;
+}
+
+/**
+ * The question with the call's arguments, so that the user sees what the
+ * tool is asked to do (a tool without the probe reports nothing else). Only
+ * the user sees them: the audit never holds an argument value.
+ */
+function withArguments(question: string, args: unknown): string {
+  if (args === undefined) return question;
+  const text = JSON.stringify(args);
+  const shown = text.length <= MAX_SHOWN_ARGUMENTS
+    ? text
+    : `${
+      text.slice(0, MAX_SHOWN_ARGUMENTS)
+    }… (${text.length} characters in all)`;
+  return `${question}\nArguments: ${shown}`;
 }
 
 /** Whether client capabilities let the gate ask the user with a form: `elicitation: {}` or `{ form: {} }`. */

@@ -451,6 +451,10 @@ Deno.test("gate asks a 2026-07-28 host in rounds: an input-required result, then
         request.params.message,
         /write:drafts\/a\.md: asked by write:drafts\/\*\*/,
       );
+      assert.match(
+        request.params.message,
+        /\nArguments: \{"path":"drafts\/a\.md"/,
+      );
       assert.equal(typeof asked.requestState, "string");
       assert.equal(await exists(`${ws.root}/drafts`), false);
     },
@@ -580,8 +584,25 @@ Deno.test("gate asks a host that can elicit, and follows the answer", async (t) 
       /write:drafts\/a\.md: asked by write:drafts\/\*\*/,
     );
     assert.equal(request.params.requestedSchema.type, "object");
+    assert.match(
+      request.params.message,
+      /\nArguments: \{"path":"drafts\/a\.md","content":"# A"\}$/,
+    );
     const answer = await answered;
     assert.equal(textOf(answer), "Wrote 3 bytes to drafts/a.md");
+  });
+
+  await t.step("long arguments are shown cut, with their length", async () => {
+    const args = { path: "drafts/long.md", content: "x".repeat(3000) };
+    const answered = gate.call("write_file", args);
+    const request = await answerNextElicitation("decline");
+    const shown = request.params.message.split("\nArguments: ")[1];
+    const all = JSON.stringify(args);
+    assert.equal(
+      shown,
+      `${all.slice(0, 1000)}… (${all.length} characters in all)`,
+    );
+    assert.match(textOf(await answered), /The user declined/);
   });
 
   await t.step(
@@ -687,6 +708,7 @@ Deno.test("gate asks a host that can elicit, and follows the answer", async (t) 
       records.map((r) => r.outcome),
       [
         "approved",
+        "declined",
         "approved",
         "declined",
         "refused",
