@@ -117,3 +117,23 @@ Deno.test("watchPolicy() loads, follows and refuses like the gate needs", async 
     /cannot tell the format from the file name: .*policy\.txt \(expected \.json, \.jsonc, \.yaml, \.yml or \.toml\)/,
   );
 });
+
+Deno.test("the worked policy in docs/gate.md loads as the page says", async () => {
+  const page = await Deno.readTextFile(
+    new URL("../docs/gate.md", import.meta.url),
+  );
+  const block = /```yaml\n# policy\.yaml\n([\s\S]*?)```/.exec(page);
+  assert.ok(block !== null, "docs/gate.md has no policy.yaml block");
+  const policy = parsePolicyText(block[1], "yaml");
+  // The counts the page's reload line quotes.
+  assert.ok(
+    page.includes(
+      `policy reloaded from policy.yaml: ${policy.rules.allow.length} allow, ${policy.rules.ask.length} ask, ${policy.rules.deny.length} deny rules, ${policy.tools?.size} tools by name, unprobed: ${policy.unprobed}`,
+    ),
+  );
+  assert.equal(
+    policy.policy.evaluate(["write:notes/archive/2025.md"]).decision,
+    "ask",
+  );
+  assert.equal(policy.tools?.get("run_shell"), "deny");
+});
