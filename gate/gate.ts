@@ -627,31 +627,9 @@ class GateSession implements Gate {
       // Refused whatever its patterns: there is nothing to probe for.
       verdict = toolVerdict(name, entry);
     } else {
-      const answer = await this.#requestServer(gating, "tools/call", {
-        name,
-        arguments: params.arguments,
-        _meta: { ...era, [META_PERMISSION_PATTERNS]: true },
-      });
-      if ("error" in answer) {
+      const patterns = await this.#probe(message.id, gating, params, era);
+      if (patterns === undefined) {
         this.#record(name, [], "error", "probe-error", null, started);
-        this.#answerHost(message.id, { error: answer.error });
-        return;
-      }
-      const result = "result" in answer ? answer.result : {};
-      if (result.isError === true) {
-        this.#record(name, [], "error", "probe-error", null, started);
-        this.#answerHost(message.id, { result });
-        return;
-      }
-      const patterns = patternsOf(result);
-      if (typeof patterns === "string") {
-        this.#record(name, [], "error", "probe-error", null, started);
-        this.#answerHost(message.id, {
-          result: refusal(
-            `The gate cannot check this call of ${name}: the server's probe answer ${patterns}. Nothing was run.`,
-            era,
-          ),
-        });
         return;
       }
       // The policy in force once the patterns are known, after any reload
@@ -700,54 +678,87 @@ class GateSession implements Gate {
       });
       return;
     }
+    const question = withArguments(verdict.question, params.arguments);
+    let action: string;
     if (stateless) {
       round ??= await readApprovalRound(name, params);
-      const action = round.answer(verdict.patterns);
-      if (action === undefined) {
+      const answered = round.answer(verdict.patterns);
+      if (answered === undefined) {
         this.#answerHost(message.id, {
-          result: round.ask(
-            withArguments(verdict.question, params.arguments),
-            verdict.patterns,
-          ),
+          result: round.ask(question, verdict.patterns),
         });
         return;
       }
-      if (action === "accept") {
-        record("approved");
-        this.#forwardCall(message, approved, round);
-        return;
+      action = answered;
+    } else {
+      try {
+        action = await this.#elicit(gating, question);
+      } catch (error) {
+        if (error instanceof Cancelled) record("cancelled");
+        throw error;
       }
-      record(action === "decline" ? "declined" : "refused");
-      this.#answerHost(message.id, {
-        result: refusal(verdict.declined(action), era),
-      });
-      return;
-    }
-    let action: string;
-    try {
-      const answer = await this.#requestHost(gating, "elicitation/create", {
-        message: withArguments(verdict.question, params.arguments),
-        requestedSchema: { type: "object", properties: {} },
-      });
-      action = "result" in answer && typeof answer.result.action === "string"
-        ? answer.result.action
-        : "error";
-      if ("error" in answer) {
-        this.#log(`the host could not ask the user: ${answer.error.message}`);
-      }
-    } catch (error) {
-      if (error instanceof Cancelled) record("cancelled");
-      throw error;
     }
     if (action === "accept") {
       record("approved");
-      this.#forwardCall(message, approved);
+      this.#forwardCall(message, approved, round);
       return;
     }
     record(action === "decline" ? "declined" : "refused");
     this.#answerHost(message.id, {
       result: refusal(verdict.declined(action), era),
     });
+  }
+
+  /**
+   * Probes a call; resolves with its patterns, or with `undefined` once the
+   * host has been answered instead (the probe's error or `isError` result,
+   * or a refusal of a probe answer without patterns).
+   */
+  async #probe(
+    hostId: JsonRpcId,
+    gating: Gating,
+    params: Record<string, unknown>,
+    era: Record<string, unknown> | undefined,
+  ): Promise<string[] | undefined> {
+    const answer = await this.#requestServer(gating, "tools/call", {
+      name: params.name,
+      arguments: params.arguments,
+      _meta: { ...era, [META_PERMISSION_PATTERNS]: true },
+    });
+    if ("error" in answer) {
+      this.#answerHost(hostId, { error: answer.error });
+      return undefined;
+    }
+    const result = "result" in answer ? answer.result : {};
+    if (result.isError === true) {
+      this.#answerHost(hostId, { result });
+      return undefined;
+    }
+    const patterns = patternsOf(result);
+    if (typeof patterns === "string") {
+      this.#answerHost(hostId, {
+        result: refusal(
+          `The gate cannot check this call of ${params.name}: the server's probe answer ${patterns}. Nothing was run.`,
+          era,
+        ),
+      });
+      return undefined;
+    }
+    return patterns;
+  }
+
+  /** Asks a host in a session with `elicitation/create`; resolves with its action (`error` for an error). */
+  async #elicit(gating: Gating, question: string): Promise<string> {
+    const answer = await this.#requestHost(gating, "elicitation/create", {
+      message: question,
+      requestedSchema: { type: "object", properties: {} },
+    });
+    if ("error" in answer) {
+      this.#log(`the host could not ask the user: ${answer.error.message}`);
+      return "error";
+    }
+    const action = "result" in answer ? answer.result.action : undefined;
+    return typeof action === "string" ? action : "error";
   }
 
   /**
