@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import {
   FAKE_COMMAND,
+  HELLO_COMMAND,
   type Message,
   startGateProcess,
   textOf,
@@ -68,6 +69,82 @@ Deno.test("gate keeps 10 000 concurrent calls apart and lets no denied one throu
       audit.filter((r) => r.decision === "deny").length,
       Math.ceil(CALLS / 3),
     );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+const ROUNDS = 2_000;
+
+Deno.test("gate runs nothing on a flood of forged or replayed 2026-07-28 approvals while allowed calls go through", async () => {
+  const dir = await Deno.makeTempDir();
+  const root = `${dir}/root`;
+  await Deno.mkdir(root);
+  const policy = `${dir}/policy.yaml`;
+  await Deno.writeTextFile(
+    policy,
+    'allow: ["write:notes/**"]\nask: ["write:drafts/**"]\n',
+  );
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
+    "io.modelcontextprotocol/clientInfo": { name: "flood", version: "1" },
+  };
+  const KEY = "forge-gate/approval";
+  try {
+    await using gate = await startGateProcess(
+      ["--policy", policy],
+      HELLO_COMMAND,
+      { env: { HELLO_ROOT: root }, capabilities: null },
+    );
+    // A genuine approval question for drafts/real.md, to replay elsewhere.
+    const real = await gate.call(
+      "write_file",
+      { path: "drafts/real.md", content: "x" },
+      meta,
+    );
+    const realState = real.result.requestState;
+    assert.equal(typeof realState, "string");
+    const answers = await Promise.all(
+      Array.from({ length: ROUNDS }, (_, i) => {
+        if (i % 2 === 1) {
+          return gate.call(
+            "write_file",
+            { path: `notes/${i}.txt`, content: "ok" },
+            meta,
+          );
+        }
+        // Forged, or the real state replayed for other arguments.
+        const requestState = i % 4 === 0 ? `${realState}${i}` : realState;
+        return gate.request("tools/call", {
+          name: "write_file",
+          arguments: { path: `drafts/${i}.md`, content: "no" },
+          inputResponses: { [KEY]: { action: "accept" } },
+          requestState,
+          _meta: meta,
+        });
+      }),
+    );
+    answers.forEach((answer: Message, i) => {
+      if (i % 2 === 1) {
+        assert.equal(textOf(answer), "Wrote 2 bytes to notes/" + i + ".txt");
+      } else {
+        assert.equal(answer.result.resultType, "input_required", `call ${i}`);
+      }
+    });
+    const drafts = [];
+    try {
+      for await (const entry of Deno.readDir(`${root}/drafts`)) {
+        drafts.push(entry.name);
+      }
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+    assert.deepEqual(drafts, [], "nothing asked about was written");
+    let notes = 0;
+    for await (const _ of Deno.readDir(`${root}/notes`)) notes++;
+    assert.equal(notes, ROUNDS / 2);
+    assert.equal((await gate.close()).code, 0);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
