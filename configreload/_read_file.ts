@@ -3,6 +3,8 @@
 // even if a rename lands in between), reads at most `maxBytes + 1` bytes and
 // hashes them with SHA-256.
 
+import { sha256Hex } from "../_util/sha256_hex.ts";
+
 /** What one look at the file found. */
 export type FileLook =
   | { kind: "ok"; bytes: Uint8Array; hash: string; realPath: string }
@@ -10,21 +12,6 @@ export type FileLook =
   | { kind: "not-a-file"; realPath: string }
   | { kind: "too-large"; size: number }
   | { kind: "unreadable"; error: unknown };
-
-const HEX: readonly string[] = Array.from(
-  { length: 256 },
-  (_, i) => i.toString(16).padStart(2, "0"),
-);
-
-/** Hex SHA-256 of `bytes`, computed by `crypto.subtle`. */
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = new Uint8Array(
-    await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>),
-  );
-  let hex = "";
-  for (const byte of digest) hex += HEX[byte];
-  return hex;
-}
 
 /** Reads and hashes the file at `path`, refusing more than `maxBytes`. */
 export async function lookAtFile(

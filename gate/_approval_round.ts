@@ -8,6 +8,7 @@
 // on to the server with the approved call.
 
 import { isRecord } from "../_util/json_type.ts";
+import { sha256Hex } from "../_util/sha256_hex.ts";
 import {
   loadRequestSigning,
   RequestStateSigner,
@@ -115,11 +116,8 @@ export async function readApprovalRound(
 }
 
 /** SHA-256 of the arguments as sent: a changed argument is another call. */
-async function argumentsDigest(args: unknown): Promise<string> {
-  const bytes = new TextEncoder().encode(JSON.stringify(args ?? null));
-  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  return Array.from(hash, (byte) => byte.toString(16).padStart(2, "0"))
-    .join("");
+function argumentsDigest(args: unknown): Promise<string> {
+  return sha256Hex(new TextEncoder().encode(JSON.stringify(args ?? null)));
 }
 
 /** A host's answers without one to the gate's question, which only the gate reads. */
