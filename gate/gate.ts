@@ -28,6 +28,7 @@ import {
   type Verdict,
 } from "./_decide.ts";
 import { IdSpace } from "./_ids.ts";
+import { GatePolicyError, parseToolDecisions } from "./policy_file.ts";
 import { type ApprovalRound, readApprovalRound } from "./_approval_round.ts";
 import { type ServerProcess, spawnServer } from "./_server_process.ts";
 import {
@@ -222,7 +223,15 @@ export async function startGate(
       `Cannot start the gate: graceMs must be a number of milliseconds >= 0, got ${graceMs}`,
     );
   }
-  const tools = toolDecisions(options.tools);
+  let tools: ReadonlyMap<string, Decision> = new Map();
+  if (options.tools !== undefined) {
+    try {
+      tools = parseToolDecisions(options.tools);
+    } catch (error) {
+      if (!(error instanceof GatePolicyError)) throw error;
+      throw new TypeError(`Cannot start the gate: ${error.message}`);
+    }
+  }
   const log = options.log ?? stderrLog;
   let source: PolicySource;
   if (options.policy instanceof Policy) {
@@ -1064,32 +1073,6 @@ class GateSession implements Gate {
       : status.code;
     this.#resolveFinished(code);
   }
-}
-
-/** GateOptions.tools, checked, as a Map (a tool may be named "constructor"). */
-function toolDecisions(
-  tools: Readonly<Record<string, Decision>> | undefined,
-): ReadonlyMap<string, Decision> {
-  if (tools === undefined) return new Map();
-  if (!isRecord(tools)) {
-    throw new TypeError(
-      `Cannot start the gate: tools must be an object of tool names to "allow", "ask" or "deny", got ${
-        JSON.stringify(tools)
-      }`,
-    );
-  }
-  const decisions = new Map<string, Decision>();
-  for (const [name, decision] of Object.entries(tools)) {
-    if (!DECISIONS.includes(decision)) {
-      throw new TypeError(
-        `Cannot start the gate: tools.${name} must be "allow", "ask" or "deny", got ${
-          JSON.stringify(decision)
-        }`,
-      );
-    }
-    decisions.set(name, decision);
-  }
-  return decisions;
 }
 
 /**

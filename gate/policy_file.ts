@@ -165,22 +165,9 @@ export function parseGatePolicy(value: unknown): GatePolicy {
   if (value.unprobed !== undefined && value.unprobed !== null) {
     unprobed = decisionAt(value.unprobed, ["unprobed"]);
   }
-  let tools: Map<string, Decision> | undefined;
-  if (value.tools !== undefined && value.tools !== null) {
-    if (!isRecord(value.tools)) {
-      throw new GatePolicyError(
-        `expected tool names with "allow", "ask" or "deny" (tools: { search: allow }), got ${
-          typeName(value.tools)
-        }`,
-        ["tools"],
-      );
-    }
-    // A Map: a tool may be named "constructor" or "__proto__".
-    tools = new Map();
-    for (const [name, decision] of Object.entries(value.tools)) {
-      tools.set(name, decisionAt(decision, ["tools", name]));
-    }
-  }
+  const tools = value.tools === undefined || value.tools === null
+    ? undefined
+    : parseToolDecisions(value.tools);
   let policy: Policy;
   try {
     policy = new Policy(rules);
@@ -200,6 +187,29 @@ export function parseGatePolicy(value: unknown): GatePolicy {
     unprobed,
     tools,
   });
+}
+
+/**
+ * Checks `tools`, an object of tool names to `"allow"`, `"ask"` or `"deny"`,
+ * as a Map (a tool may be named "constructor" or "__proto__"). Internal: the
+ * policy file's `tools` and startGate()'s option of the same name.
+ *
+ * @throws {GatePolicyError} Naming `tools`, or the tool whose decision is wrong.
+ */
+export function parseToolDecisions(value: unknown): Map<string, Decision> {
+  if (!isRecord(value)) {
+    throw new GatePolicyError(
+      `expected tool names with "allow", "ask" or "deny" (tools: { search: allow }), got ${
+        typeName(value)
+      }`,
+      ["tools"],
+    );
+  }
+  const tools = new Map<string, Decision>();
+  for (const [name, decision] of Object.entries(value)) {
+    tools.set(name, decisionAt(decision, ["tools", name]));
+  }
+  return tools;
 }
 
 function decisionAt(value: unknown, path: readonly string[]): Decision {
