@@ -13,11 +13,20 @@ function hostStreams() {
   const lines = fromGate.readable.pipeThrough(new TextDecoderStream())
     .getReader();
   let buffer = "";
+  const send = (message: unknown) =>
+    writer.write(ENCODER.encode(JSON.stringify(message) + "\n"));
   return {
     readable: toGate.readable,
     writable: fromGate.writable,
-    send: (message: unknown) =>
-      writer.write(ENCODER.encode(JSON.stringify(message) + "\n")),
+    send,
+    /** Sends a `tools/call`. */
+    call: (id: number, name: string, args: Record<string, string> = {}) =>
+      send({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name, arguments: args },
+      }),
     end: () => writer.close(),
     async next(): Promise<Record<string, unknown>> {
       for (;;) {
@@ -63,12 +72,7 @@ Deno.test("startGate() serves a host over a pair of streams with a Policy object
     assert.equal(typeof gate.pid, "number");
     await host.send(INITIALIZE);
     assert.equal((await host.next()).id, 1);
-    await host.send({
-      jsonrpc: "2.0",
-      id: 2,
-      method: "tools/call",
-      params: { name: "hello", arguments: { name: "x" } },
-    });
+    await host.call(2, "hello", { name: "x" });
     const answer = await host.next() as { result: { isError?: boolean } };
     assert.equal(answer.result.isError, true, "unprobed: deny refuses hello");
     await host.end();
@@ -94,19 +98,12 @@ Deno.test("startGate()'s tools option decides tools by name beside a Policy obje
   try {
     await host.send(INITIALIZE);
     await host.next();
-    const call = (id: number, name: string, args: Record<string, string>) =>
-      host.send({
-        jsonrpc: "2.0",
-        id,
-        method: "tools/call",
-        params: { name, arguments: args },
-      });
-    await call(2, "hello", { name: "Ada" });
+    await host.call(2, "hello", { name: "Ada" });
     const hello = await host.next() as {
       result: { content: { text: string }[] };
     };
     assert.equal(hello.result.content[0].text, "Hello, Ada!");
-    await call(3, "write_file", { path: "a.txt", content: "x" });
+    await host.call(3, "write_file", { path: "a.txt", content: "x" });
     const write = await host.next() as {
       result: { isError?: boolean; content: { text: string }[] };
     };
@@ -131,12 +128,7 @@ Deno.test("startGate()'s close() stops the server and answers what is pending", 
   await host.send(INITIALIZE);
   await host.next();
   // A call whose probe never answers: close() must not wait for it.
-  await host.send({
-    jsonrpc: "2.0",
-    id: 2,
-    method: "tools/call",
-    params: { name: "wait", arguments: {} },
-  });
+  await host.call(2, "wait");
   await new Promise((resolve) => setTimeout(resolve, 300));
   const closed = gate.close();
   const answer = await host.next() as {
@@ -160,12 +152,7 @@ Deno.test("startGate() ends at host EOF even when a probe is never answered", as
   });
   await host.send(INITIALIZE);
   await host.next();
-  await host.send({
-    jsonrpc: "2.0",
-    id: 2,
-    method: "tools/call",
-    params: { name: "wait", arguments: {} },
-  });
+  await host.call(2, "wait");
   await host.end();
   const answer = await host.next() as { id: number; error: { code: number } };
   assert.equal(answer.id, 2);
@@ -197,13 +184,13 @@ Deno.test("startGate() refuses wrong options with TypeError or RangeError", asyn
     // @ts-expect-error: the wrong value on purpose
     () => startGate(["x"], { policy, tools: { hello: "yes" } }),
     TypeError,
-    'tools.hello must be "allow", "ask" or "deny", got "yes"',
+    'Cannot start the gate: tools.hello: expected "allow", "ask" or "deny", got "yes"',
   );
   await assert.rejects(
     // @ts-expect-error: the wrong shape on purpose
     () => startGate(["x"], { policy, tools: ["hello"] }),
     TypeError,
-    "tools must be an object of tool names",
+    'Cannot start the gate: tools: expected tool names with "allow", "ask" or "deny" (tools: { search: allow }), got an array',
   );
   await assert.rejects(
     () => startGate(["x"], { policy, graceMs: -1 }),
