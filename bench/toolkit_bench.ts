@@ -7,14 +7,8 @@
 //   deno bench -A toolkit_bench.ts    Deno's bench runner (averages)
 //   deno run -A toolkit_bench.ts      medians, all cases interleaved
 //                                     round by round, side by side
-import {
-  createServer,
-  json,
-  registerPatternTool,
-  text,
-  type ToolContext,
-  wrapProbe,
-} from "@forge/toolkit";
+import { createServer, json, registerPatternTool, text, type ToolContext } from "@forge/toolkit";
+import { wrapProbe } from "@forge/toolkit/probe";
 import { decodeArguments, toJsonSchema } from "@forge/toolkit/args";
 import { connect } from "@forge/toolkit/testing";
 import { z } from "zod";

@@ -3,7 +3,7 @@
 // even if a rename lands in between), reads at most `maxBytes + 1` bytes and
 // hashes them with SHA-256.
 
-import { sha256Hex } from "../_util/sha256_hex.ts";
+import { sha256Hex } from "./_sha256_hex.ts";
 
 /** What one look at the file found. */
 export type FileLook =

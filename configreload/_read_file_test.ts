@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { lookAtFile } from "./_read_file.ts";
-import { sha256Hex } from "../_util/sha256_hex.ts";
+import { sha256Hex } from "./_sha256_hex.ts";
 
 Deno.test("lookAtFile() reports what it finds at the path", async (t) => {
   const dir = await Deno.makeTempDir();

@@ -1,5 +1,5 @@
 // docs/quickstart.md, run as written, outside this repository: the page's
-// `init/main.ts` makes the project in a temporary directory (its deno.json
+// `template/init/main.ts` makes the project in a temporary directory (its deno.json
 // links `jsr:@forge/toolkit` to this clone, so nothing is fetched from JSR),
 // then the page is followed top to bottom — every `sh` command runs in the
 // project, every block marked `<!-- file: name -->` is written there and
@@ -12,7 +12,8 @@ const ROOT = new URL("../", import.meta.url);
 const PAGE = new URL("docs/quickstart.md", ROOT);
 const FILE_MARKER = /^<!-- file: (\S+) -->$/;
 const TASKS_MARKER = /^<!-- tasks: deno\.json -->$/;
-const INIT = "deno run --allow-read --allow-write init/main.ts ~/my-server";
+const INIT =
+  "deno run --allow-read --allow-write template/init/main.ts ~/my-server";
 
 /**
  * Commands the page shows that cannot run on an offline test machine, and

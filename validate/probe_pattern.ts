@@ -1,7 +1,7 @@
 // Permission patterns (`verb:target`), located: the grammar's
 // patternProblem() decides and says where, this file makes the diagnostic.
 
-import { patternProblem } from "../patterns/_grammar.ts";
+import { patternProblem } from "./_pattern_grammar.ts";
 import { Locator } from "./position.ts";
 import type { Parsed } from "./parsed.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { parse, validate } from "./mod.ts";
-import { checkPattern } from "../patterns/_grammar.ts";
+import { checkPattern } from "./_pattern_grammar.ts";
 
 Deno.test("parse() splits a permission pattern into verb and target", () => {
   const result = parse("write:docs/ä.txt", "pattern");

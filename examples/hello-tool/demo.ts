@@ -16,7 +16,7 @@
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { META_PATTERNS, META_PERMISSION_PATTERNS } from "@forge/toolkit";
+import { META_PATTERNS, META_PERMISSION_PATTERNS } from "@forge/toolkit/probe";
 
 const MAIN = decodeURIComponent(new URL("./main.ts", import.meta.url).pathname);
 const PERMISSIONS = [

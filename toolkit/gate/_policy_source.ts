@@ -1,0 +1,160 @@
+// Internal: where the gate's policy comes from: a Policy object that never
+// changes, or a file watched with configreload whose last good content is
+// the policy, with every refused edit reported as `file:line:column: …`.
+
+import {
+  ConfigError,
+  type ConfigWatcher,
+  watchConfig,
+} from "../../configreload/mod.ts";
+import type { Decision, Policy } from "../policy/mod.ts";
+import { type Format, formatForPath, parse } from "../../validate/mod.ts";
+import { GatePolicyError, parseGatePolicy } from "./policy_file.ts";
+import type { GatePolicy } from "./policy_file.ts";
+import { locateField } from "./_locate.ts";
+
+/** What the next call is decided with. */
+export interface PolicyInForce {
+  policy: Policy;
+  /** The decision for a tool without the probe and without a `tools` entry. */
+  unprobed: Decision;
+  /** The decisions by tool name; empty when there are none. */
+  tools: ReadonlyMap<string, Decision>;
+}
+
+/** The policy in force now, and a way to stop following its file. */
+export interface PolicySource {
+  /** The policy, `unprobed` decision and tools' decisions to decide the next call with. */
+  current(): PolicyInForce;
+  /** Stops watching. */
+  close(): Promise<void>;
+}
+
+const FILE_FORMATS: readonly Format[] = ["json", "jsonc", "yaml", "toml"];
+
+/** A source that always answers the same. */
+export function fixedPolicy(current: PolicyInForce): PolicySource {
+  return { current: () => current, close: () => Promise.resolve() };
+}
+
+/** Options for {@linkcode watchPolicy}. */
+export interface WatchPolicyOptions {
+  /** The decision for unprobed tools when the file does not say. */
+  unprobed: Decision;
+  /** The decisions by tool name when the file does not say. */
+  tools: ReadonlyMap<string, Decision>;
+  /** Where reload news and refused edits go. */
+  log: (line: string) => void;
+  /** Quiet time before a changed file is read. */
+  debounceMs?: number;
+}
+
+/**
+ * Loads the policy file at `path` and follows it. Rejects with an `Error`
+ * whose message names the file (and `line:column` for content that is
+ * wrong) when the file is missing, unreadable or invalid at start.
+ */
+export async function watchPolicy(
+  path: string,
+  options: WatchPolicyOptions,
+): Promise<PolicySource> {
+  const format = formatForPath(path);
+  if (format === undefined || !FILE_FORMATS.includes(format)) {
+    throw new TypeError(
+      `Cannot load the policy: cannot tell the format from the file name: ${path} (expected .json, .jsonc, .yaml, .yml or .toml)`,
+    );
+  }
+  let watcher: ConfigWatcher<GatePolicy>;
+  try {
+    watcher = await watchConfig<GatePolicy>(path, {
+      format: (text) => parsePolicyText(text, format),
+      debounceMs: options.debounceMs,
+    });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      throw new Error(`Cannot load the policy: ${describe(error)}`, {
+        cause: error,
+      });
+    }
+    throw error;
+  }
+  const { log } = options;
+  watcher.subscribe((event) => {
+    if (event.type === "change") {
+      const { rules, unprobed, tools } = event.value;
+      const named = (tools ?? options.tools).size;
+      log(
+        `policy reloaded from ${path}: ${rules.allow.length} allow, ${rules.ask.length} ask, ${rules.deny.length} deny rules, ${named} ${
+          named === 1 ? "tool" : "tools"
+        } by name, unprobed: ${unprobed ?? options.unprobed}`,
+      );
+    } else if (event.error.kind === "watch") {
+      log(`${path}: ${strip(event.error.message)}`);
+    } else {
+      log(`${describe(event.error)} (keeping the last good policy)`);
+    }
+  });
+  return {
+    current: () => ({
+      policy: watcher.current.policy,
+      unprobed: watcher.current.unprobed ?? options.unprobed,
+      tools: watcher.current.tools ?? options.tools,
+    }),
+    close: () => watcher.close(),
+  };
+}
+
+/** Parses and checks the text of a policy file; a wrong field throws with its position. */
+export function parsePolicyText(text: string, format: Format): GatePolicy {
+  if (text.trim() === "") {
+    throw located(
+      "the file is empty: expected allow, ask and deny lists, unprobed and tools",
+      1,
+      1,
+    );
+  }
+  const parsed = parse(text, format);
+  if (!parsed.ok) {
+    const first = parsed.diagnostics.find((d) => d.severity === "error") ??
+      parsed.diagnostics[0];
+    throw located(first.message, first.line, first.column);
+  }
+  try {
+    return parseGatePolicy(parsed.value);
+  } catch (error) {
+    if (!(error instanceof GatePolicyError)) throw error;
+    const value = parsed.value as Record<string, unknown>;
+    const list = error.path.length > 0 ? value?.[error.path[0]] : undefined;
+    const place = locateField(
+      text,
+      error.path,
+      Array.isArray(list) ? list : [],
+      error.column,
+    );
+    throw located(error.message, place.line, place.column);
+  }
+}
+
+function located(message: string, line: number, column: number): Error {
+  return Object.assign(new Error(message), { line, column });
+}
+
+/** `file:line:column: message` for content, `file: message` for the rest. */
+function describe(error: ConfigError): string {
+  if (error.kind === "missing") return `file not found: ${error.path}`;
+  const [first] = error.diagnostics;
+  if (first !== undefined) {
+    return `${error.path}:${first.line}:${first.column}: ${first.message}`;
+  }
+  const message = strip(error.message);
+  return message.startsWith(error.path) ? message : `${error.path}: ${message}`;
+}
+
+// configreload's own prefix ("Cannot load config: "), which the gate's
+// messages replace.
+function strip(message: string): string {
+  return message.replace(
+    /^Cannot (?:re)?load config: |^Cannot watch config: /,
+    "",
+  );
+}

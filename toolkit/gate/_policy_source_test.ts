@@ -1,0 +1,139 @@
+import assert from "node:assert/strict";
+import { parsePolicyText, watchPolicy } from "./_policy_source.ts";
+import { writeAtomic } from "./testdata/gate_session.ts";
+
+function located(text: string, format: "json" | "jsonc" | "yaml" | "toml") {
+  try {
+    parsePolicyText(text, format);
+  } catch (error) {
+    const { line, column, message } = error as Error & {
+      line: number;
+      column: number;
+    };
+    return `${line}:${column}: ${message}`;
+  }
+  assert.fail("the text was accepted");
+}
+
+Deno.test("parsePolicyText() reads the four formats alike", () => {
+  const texts = {
+    json: '{ "allow": ["read:**"], "unprobed": "deny" }',
+    jsonc: '// mine\n{ "allow": ["read:**"], "unprobed": "deny", }',
+    yaml: "allow:\n  - read:**\nunprobed: deny\n",
+    toml: 'allow = ["read:**"]\nunprobed = "deny"\n',
+  } as const;
+  for (const [format, text] of Object.entries(texts)) {
+    const parsed = parsePolicyText(text, format as keyof typeof texts);
+    assert.deepEqual(parsed.rules.allow, ["read:**"], format);
+    assert.equal(parsed.unprobed, "deny", format);
+  }
+});
+
+Deno.test("parsePolicyText() places syntax and field errors at line:column", () => {
+  assert.match(located('{ "allow": ["read:**"],, }', "json"), /^1:\d+: /);
+  assert.equal(
+    located(
+      'allow = ["read:**"]\ndeny = ["read:a", "net:https://Example.com"]\n',
+      "toml",
+    ),
+    '2:32: deny[1]: "E" never appears in a canonical host: expected lowercase, such as "example" (in rule "net:https://Example.com")',
+  );
+  assert.equal(
+    located("  \n", "yaml"),
+    "1:1: the file is empty: expected allow, ask and deny lists, unprobed and tools",
+  );
+});
+
+Deno.test("watchPolicy() loads, follows and refuses like the gate needs", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/p.yaml`;
+  const logged: string[] = [];
+  await Deno.writeTextFile(path, 'deny: ["read:**"]\n');
+  const source = await watchPolicy(path, {
+    unprobed: "ask",
+    tools: new Map([["search", "ask"]]),
+    log: (line) => logged.push(line),
+    debounceMs: 10,
+  });
+  try {
+    assert.equal(source.current().policy.evaluate(["read:a"]).decision, "deny");
+    assert.equal(source.current().unprobed, "ask");
+    assert.equal(source.current().tools.get("search"), "ask");
+    await writeAtomic(
+      path,
+      'allow: ["read:**"]\nunprobed: allow\ntools:\n  search: allow\n',
+    );
+    for (let i = 0; i < 200 && source.current().unprobed !== "allow"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal(
+      source.current().policy.evaluate(["read:a"]).decision,
+      "allow",
+    );
+    assert.equal(source.current().unprobed, "allow");
+    assert.equal(source.current().tools.get("search"), "allow");
+    assert.ok(
+      logged.includes(
+        `policy reloaded from ${path}: 1 allow, 0 ask, 0 deny rules, 1 tool by name, unprobed: allow`,
+      ),
+      logged.join("\n"),
+    );
+    await writeAtomic(path, "tools:\n  search: allow\n  shell: never\n");
+    for (let i = 0; i < 200 && !logged.some((l) => l.includes("never")); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.ok(
+      logged.includes(
+        `${path}:3:3: tools.shell: expected "allow", "ask" or "deny", got "never" (keeping the last good policy)`,
+      ),
+      logged.join("\n"),
+    );
+    await writeAtomic(path, 'allow: ["read:**"]\nunprobed: sometimes\n');
+    for (
+      let i = 0;
+      i < 200 && !logged.some((l) => l.includes("sometimes"));
+      i++
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.ok(
+      logged.includes(
+        `${path}:2:1: unprobed: expected "allow", "ask" or "deny", got "sometimes" (keeping the last good policy)`,
+      ),
+      logged.join("\n"),
+    );
+    assert.equal(source.current().unprobed, "allow");
+  } finally {
+    await source.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+  await assert.rejects(
+    () =>
+      watchPolicy(`${dir}/policy.txt`, {
+        unprobed: "ask",
+        tools: new Map(),
+        log: () => {},
+      }),
+    /cannot tell the format from the file name: .*policy\.txt \(expected \.json, \.jsonc, \.yaml, \.yml or \.toml\)/,
+  );
+});
+
+Deno.test("the worked policy in docs/gate.md loads as the page says", async () => {
+  const page = await Deno.readTextFile(
+    new URL("../../docs/gate.md", import.meta.url),
+  );
+  const block = /```yaml\n# policy\.yaml\n([\s\S]*?)```/.exec(page);
+  assert.ok(block !== null, "docs/gate.md has no policy.yaml block");
+  const policy = parsePolicyText(block[1], "yaml");
+  // The counts the page's reload line quotes.
+  assert.ok(
+    page.includes(
+      `policy reloaded from policy.yaml: ${policy.rules.allow.length} allow, ${policy.rules.ask.length} ask, ${policy.rules.deny.length} deny rules, ${policy.tools?.size} tools by name, unprobed: ${policy.unprobed}`,
+    ),
+  );
+  assert.equal(
+    policy.policy.evaluate(["write:notes/archive/2025.md"]).decision,
+    "ask",
+  );
+  assert.equal(policy.tools?.get("run_shell"), "deny");
+});

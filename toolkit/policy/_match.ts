@@ -1,0 +1,211 @@
+// Concrete patterns parsed into the shape of their verb, and matched
+// against compiled rules without backtracking blow-up.
+
+import {
+  checkPattern,
+  DEFAULT_PORTS,
+  GLOB_CHARS,
+  HOST_CHARS,
+  isNetScheme,
+} from "../../validate/_pattern_grammar.ts";
+import {
+  isSpecial,
+  isWord,
+  lex,
+  Problem,
+  splitTokens,
+  text,
+  type Token,
+} from "./_lex.ts";
+import {
+  ANY,
+  type CharClass,
+  type Compiled,
+  type Form,
+  type Item,
+  kindOf,
+  ONE,
+  type Step,
+} from "./_compile.ts";
+
+/** A concrete pattern, unescaped and split. */
+type Parsed =
+  | { verb: string; kind: "path"; absolute: boolean; items: string[] }
+  | { verb: string; kind: "exec"; items: string[] }
+  | {
+    verb: string;
+    kind: "net";
+    scheme: string;
+    host: string[];
+    port: string | undefined;
+  }
+  | { verb: string; kind: "opaque"; item: string };
+
+/** Parses a concrete pattern, or says why it is not canonical. */
+export function parsePattern(pattern: string): Parsed | string {
+  const parts = checkPattern(pattern);
+  if (typeof parts === "string") return parts;
+  const { verb, target } = parts;
+  let tokens: Token[];
+  try {
+    tokens = lex(target, 0, false);
+  } catch (error) {
+    if (error instanceof Problem) return error.message;
+    throw error;
+  }
+  const glob = tokens.find((t) => !t.lit && GLOB_CHARS.has(t.c));
+  if (glob !== undefined) {
+    return `unescaped "${glob.c}" in a pattern: expected "\\${glob.c}", since patterns name concrete targets`;
+  }
+  const kind = kindOf(verb);
+  switch (kind) {
+    case "path": {
+      const absolute = isSpecial(tokens[0], "/");
+      const body = absolute ? tokens.slice(1) : tokens;
+      if (body.length === 0 && absolute) {
+        return { verb, kind, absolute, items: [] };
+      }
+      if (!absolute && isWord(body, ".")) {
+        return { verb, kind, absolute, items: [] };
+      }
+      const items = splitTokens(body, "/", 0).map((p) => text(p.tokens));
+      if (items.some((s) => s === "" || s === "." || s === "..")) {
+        return `path ${
+          JSON.stringify(target)
+        } is not canonical: expected no empty, "." or ".." segments`;
+      }
+      return { verb, kind, absolute, items };
+    }
+    case "exec": {
+      const words = splitTokens(tokens, " ", 0).map((p) => p.tokens);
+      const items: string[] = [];
+      for (const word of words) {
+        if (isWord(word, '""')) {
+          items.push("");
+        } else if (word.length === 0 || word.some((t) => isSpecial(t, '"'))) {
+          return `command ${
+            JSON.stringify(target)
+          } is not canonical: expected escaped words separated by single spaces`;
+        } else {
+          items.push(text(word));
+        }
+      }
+      return { verb, kind, items };
+    }
+    case "net":
+      return parseNetPattern(verb, target);
+    case "opaque":
+      return { verb, kind, item: text(tokens) };
+  }
+}
+
+// scheme://host[:port], the host a dotted name or an escaped IPv6 literal.
+const NET_PATTERN = new RegExp(
+  `^([a-z]+)://(\\\\\\[[0-9a-f:.]+\\\\\\]|[.${HOST_CHARS}]+)(?::(0|[1-9][0-9]{0,4}))?$`,
+);
+
+function parseNetPattern(verb: string, target: string): Parsed | string {
+  const match = NET_PATTERN.exec(target);
+  const problem = `network target ${
+    JSON.stringify(target)
+  } is not canonical: expected scheme://host[:port] with a lowercase host and no default port`;
+  if (match === null) return problem;
+  const [, scheme, rawHost, port] = match;
+  if (!isNetScheme(scheme)) return problem;
+  if (port !== undefined && (DEFAULT_PORTS[scheme] === port || +port > 65535)) {
+    return problem;
+  }
+  let host: string[];
+  if (rawHost.startsWith("\\[")) {
+    host = [rawHost.replaceAll("\\", "")];
+  } else {
+    host = rawHost.split(".");
+    if (host.some((label) => label === "")) return problem;
+  }
+  return { verb, kind: "net", scheme, host, port };
+}
+
+export function matches(compiled: Compiled, parsed: Parsed): boolean {
+  if (compiled.verb !== parsed.verb) return false;
+  for (const form of compiled.alternatives) {
+    if (matchForm(form, parsed)) return true;
+  }
+  return false;
+}
+
+function matchForm(form: Form, parsed: Parsed): boolean {
+  switch (form.kind) {
+    case "path":
+      return parsed.kind === "path" && form.absolute === parsed.absolute &&
+        matchSequence(form.items, parsed.items);
+    case "exec":
+      return parsed.kind === "exec" && matchSequence(form.items, parsed.items);
+    case "net":
+      return parsed.kind === "net" && matchItem(form.scheme, parsed.scheme) &&
+        (form.port === undefined
+          ? parsed.port === undefined
+          : parsed.port !== undefined && matchItem(form.port, parsed.port)) &&
+        matchSequence(form.host, parsed.host);
+    case "opaque":
+      return parsed.kind === "opaque" && matchItem(form.item, parsed.item);
+  }
+}
+
+function matchItem(item: Item, value: string): boolean {
+  if (typeof item === "string") return item === value;
+  if (item === ANY) return true;
+  return greedyMatch(item.steps, Array.from(value), matchStep);
+}
+
+function matchStep(step: Step, char: string): boolean {
+  if (typeof step === "string") return step === char;
+  if (step === ONE) return true;
+  const { negate, ranges } = step as CharClass;
+  const code = char.codePointAt(0)!;
+  for (let i = 0; i < ranges.length; i += 2) {
+    if (code >= ranges[i] && code <= ranges[i + 1]) return !negate;
+  }
+  return negate;
+}
+
+function matchSequence(
+  items: readonly Item[],
+  values: readonly string[],
+): boolean {
+  return greedyMatch(items, values, matchItem);
+}
+
+/**
+ * Anchored match of steps against values, where ANY spans zero or more
+ * values and every other step exactly one: greedy with one backtrack point,
+ * as in wildcard matching, so O(steps × values) at worst. A RegExp would
+ * backtrack exponentially on rules such as `*a*a*a*b`, and a tool controls
+ * the text being matched.
+ */
+function greedyMatch<S, V>(
+  steps: readonly (S | typeof ANY)[],
+  values: readonly V[],
+  matchOne: (step: S, value: V) => boolean,
+): boolean {
+  let s = 0;
+  let v = 0;
+  let starS = -1;
+  let starV = 0;
+  while (v < values.length) {
+    const step = steps[s];
+    if (s < steps.length && step === ANY) {
+      starS = s++;
+      starV = v;
+    } else if (s < steps.length && matchOne(step as S, values[v])) {
+      s++;
+      v++;
+    } else if (starS !== -1) {
+      s = starS + 1;
+      v = ++starV;
+    } else {
+      return false;
+    }
+  }
+  while (s < steps.length && steps[s] === ANY) s++;
+  return s === steps.length;
+}

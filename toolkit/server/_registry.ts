@@ -1,0 +1,244 @@
+// The tools of one server: definitions checked once at registration (so a
+// mistake is a TypeError or RangeError at start-up, not at the first call),
+// and the tools/list answer computed once per change.
+
+import {
+  isStandardSchema,
+  type JsonSchema,
+  type StandardSchema,
+  toJsonSchema,
+} from "../schema.ts";
+import { jsonType } from "../_util/json_type.ts";
+import { checkIcons } from "./_icons.ts";
+import { answersProbes } from "../patterns/_probe_mark.ts";
+import { META_SUPPORTS_PERMISSION_PATTERNS } from "../patterns/probe_meta.ts";
+import type { RegistrySlotOps } from "./_registration_handle.ts";
+import type { ListedTool, ToolDefinition } from "./tool.ts";
+import { checkTaskOption, type TaskMode } from "./_tasks.ts";
+
+const TOOL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
+
+const EMPTY_INPUT: JsonSchema = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
+  properties: {},
+};
+
+/** A tool as the call pipeline needs it. */
+export interface RegisteredTool {
+  def: ToolDefinition;
+  listed: ListedTool;
+  /** The input's Standard Schema (zod), when it has one; else the JSON Schema is checked. */
+  schema: StandardSchema | undefined;
+  /** The output's Standard Schema, for checking `structuredContent`. */
+  output: StandardSchema | undefined;
+  /** How calls run as tasks; undefined when they never do. */
+  task: TaskMode | undefined;
+}
+
+/**
+ * One registration: its current definition (replaced whole by an update, so
+ * a call in flight keeps the tool it started with), its place in the list,
+ * and whether it is listed.
+ */
+class ToolSlot implements RegistrySlotOps<ToolDefinition> {
+  current: RegisteredTool;
+  readonly seq: number;
+  enabled = true;
+  removed = false;
+  #registry: ToolRegistry;
+
+  constructor(registry: ToolRegistry, current: RegisteredTool, seq: number) {
+    this.#registry = registry;
+    this.current = current;
+    this.seq = seq;
+  }
+
+  get label(): string {
+    return `tool ${JSON.stringify(this.current.def.name)}`;
+  }
+
+  setEnabled(enabled: boolean): boolean {
+    if (this.enabled === enabled) return false;
+    this.enabled = enabled;
+    this.#registry.changed();
+    return true;
+  }
+
+  update(patch: Partial<ToolDefinition>): void {
+    this.#registry.replace(this, { ...this.current.def, ...patch });
+  }
+
+  remove(): boolean {
+    if (this.removed) return false;
+    this.#registry.delete(this);
+    return true;
+  }
+}
+
+/** The registered tools, by name. */
+export class ToolRegistry {
+  #tools = new Map<string, ToolSlot>();
+  #seq = 0;
+  #listed: ListedTool[] | undefined;
+
+  /** Checks and adds a definition; throws on a mistake. */
+  add(def: ToolDefinition): RegistrySlotOps<ToolDefinition> {
+    const registered = prepare(def);
+    const name = registered.def.name;
+    if (this.#tools.has(name)) {
+      throw new TypeError(`Cannot register tool: duplicate name: ${name}`);
+    }
+    const slot = new ToolSlot(this, registered, this.#seq++);
+    this.#tools.set(name, slot);
+    this.#listed = undefined;
+    return slot;
+  }
+
+  /** The enabled tool called `name`, if there is one. */
+  get(name: string): RegisteredTool | undefined {
+    const slot = this.#tools.get(name);
+    return slot?.enabled ? slot.current : undefined;
+  }
+
+  /** The enabled tools as `tools/list` shows them, in registration order. */
+  list(): ListedTool[] {
+    this.#listed ??= [...this.#tools.values()]
+      .filter((slot) => slot.enabled)
+      .sort((a, b) => a.seq - b.seq)
+      .map((slot) => slot.current.listed);
+    return this.#listed;
+  }
+
+  /** The enabled tools with their places, for paging. */
+  entries(): { seq: number; item: ListedTool }[] {
+    return [...this.#tools.values()]
+      .filter((slot) => slot.enabled)
+      .sort((a, b) => a.seq - b.seq)
+      .map((slot) => ({ seq: slot.seq, item: slot.current.listed }));
+  }
+
+  /** Forgets the cached list (an entry was enabled or disabled). */
+  changed(): void {
+    this.#listed = undefined;
+  }
+
+  /** Replaces a slot's definition with `def`, checked whole first. */
+  replace(slot: ToolSlot, def: ToolDefinition): void {
+    const registered = prepare(def, slot.current.def.name);
+    const from = slot.current.def.name;
+    const to = registered.def.name;
+    if (to !== from && this.#tools.has(to)) {
+      throw new TypeError(
+        `Cannot update tool ${JSON.stringify(from)}: duplicate name: ${to}`,
+      );
+    }
+    slot.current = registered;
+    if (to !== from) {
+      this.#tools.delete(from);
+      this.#tools.set(to, slot);
+    }
+    this.#listed = undefined;
+  }
+
+  /** Removes a slot. */
+  delete(slot: ToolSlot): void {
+    slot.removed = true;
+    slot.enabled = false;
+    this.#tools.delete(slot.current.def.name);
+    this.#listed = undefined;
+  }
+}
+
+/**
+ * Checks a definition and converts its schemas; throws on a mistake.
+ * `updating` names the tool a patch was for, so its errors say so.
+ */
+function prepare(def: ToolDefinition, updating?: string): RegisteredTool {
+  const action = updating === undefined
+    ? "Cannot register tool"
+    : `Cannot update tool ${JSON.stringify(updating)}`;
+  if (typeof def !== "object" || def === null) {
+    throw new TypeError(
+      `${action}: expected a definition object, got ${jsonType(def)}`,
+    );
+  }
+  const name = def.name;
+  if (typeof name !== "string" || !TOOL_NAME.test(name)) {
+    throw new TypeError(
+      `${action}: invalid name ${
+        JSON.stringify(name)
+      }: expected 1-128 characters of A-Z a-z 0-9 . _ -`,
+    );
+  }
+  const named = updating === undefined ? `${action} ${name}` : action;
+  if (typeof def.description !== "string") {
+    throw new TypeError(`${named}: expected a description string`);
+  }
+  if (typeof def.handler !== "function") {
+    throw new TypeError(`${named}: expected a handler function`);
+  }
+  if (def.timeoutMs !== undefined && !(def.timeoutMs > 0)) {
+    throw new RangeError(
+      `${named}: timeoutMs must be > 0, got ${def.timeoutMs}`,
+    );
+  }
+  const probe = answersProbes(def.handler);
+  if (def._meta?.[META_SUPPORTS_PERMISSION_PATTERNS] === true && !probe) {
+    // A probe must never act: only handlers made by wrapProbe guarantee that.
+    throw new TypeError(
+      `${named}: _meta claims probe support but the handler does not answer probes (use registerPatternTool or wrapProbe)`,
+    );
+  }
+  const icons = checkIcons(def.icons, named);
+  const task = checkTaskOption(def.task, named);
+  const listed = listing(def, probe, named);
+  if (icons !== undefined) listed.icons = icons;
+  if (task !== undefined) listed.execution = { taskSupport: task.support };
+  return {
+    def,
+    listed,
+    schema: isStandardSchema(def.input) ? def.input : undefined,
+    output: isStandardSchema(def.output) ? def.output : undefined,
+    task,
+  };
+}
+
+/** The `tools/list` entry of a definition; its schemas converted once, here. */
+function listing(
+  def: ToolDefinition,
+  probe: boolean,
+  action: string,
+): ListedTool {
+  let inputSchema: JsonSchema;
+  let outputSchema: JsonSchema | undefined;
+  try {
+    inputSchema = def.input === undefined
+      ? structuredClone(EMPTY_INPUT)
+      : toJsonSchema(def.input);
+    outputSchema = def.output === undefined
+      ? undefined
+      : toJsonSchema(def.output, { io: "output" });
+  } catch (cause) {
+    throw new TypeError(`${action}: ${(cause as Error).message}`, {
+      cause,
+    });
+  }
+  const listed: ListedTool = {
+    name: def.name,
+    description: def.description,
+    inputSchema,
+  };
+  if (def.title !== undefined) listed.title = def.title;
+  if (outputSchema !== undefined) listed.outputSchema = outputSchema;
+  if (def.annotations !== undefined) {
+    listed.annotations = { ...def.annotations };
+  }
+  if (def._meta !== undefined || probe) {
+    listed._meta = {
+      ...def._meta,
+      ...(probe ? { [META_SUPPORTS_PERMISSION_PATTERNS]: true } : {}),
+    };
+  }
+  return listed;
+}
