@@ -7,7 +7,13 @@
 //   deno bench -A toolkit_bench.ts    Deno's bench runner (averages)
 //   deno run -A toolkit_bench.ts      medians, all cases interleaved
 //                                     round by round, side by side
-import { createServer, json, registerPatternTool, text, type ToolContext } from "@forge/toolkit";
+import {
+  createServer,
+  json,
+  registerPatternTool,
+  text,
+  type ToolContext,
+} from "@forge/toolkit";
 import { wrapProbe } from "@forge/toolkit/probe";
 import { decodeArguments, toJsonSchema } from "@forge/toolkit/args";
 import { connect } from "@forge/toolkit/testing";

@@ -50,4 +50,3 @@ export type {
   StandardSchemaIssue,
   StandardSchemaResult,
 } from "./standard_schema.ts";
-export type { Diagnostic, Format } from "../validate/mod.ts";

@@ -53,8 +53,6 @@ export {
   requireString,
   requireStringArray,
 } from "./readers.ts";
-// ArgumentError extends it, so the entry that has one names the other.
-export { ToolError } from "../result/result.ts";
 export {
   type Infer,
   isStandardSchema,

@@ -47,12 +47,3 @@ export {
   GatePolicyError,
   parseGatePolicy,
 } from "./policy_file.ts";
-// The policy types the gate's signatures use, so that this entry documents
-// itself.
-export {
-  type Decision,
-  type Evaluation,
-  type PatternEvaluation,
-  Policy,
-  type PolicyRules,
-} from "../policy/mod.ts";

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import * as gateEntry from "./mod.ts";
-import { Policy, startGate } from "./mod.ts";
+import { startGate } from "./mod.ts";
+import { Policy } from "../policy/mod.ts";
 import { FAKE_COMMAND, HELLO_COMMAND } from "./testdata/gate_session.ts";
 
 const ENCODER = new TextEncoder();

@@ -28,7 +28,6 @@
  * @module
  */
 
-export { text } from "../result/result.ts";
 export {
   createServer,
   type RootsChange,
