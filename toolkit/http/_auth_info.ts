@@ -4,7 +4,7 @@
 // WeakMap lets it go with the request, and nothing outside this package can
 // set it (a header could be forged by the client).
 
-import type { AuthInfo } from "../server/context.ts";
+import type { AuthInfo } from "../jsonrpc/types.ts";
 
 const AUTH = new WeakMap<Request, AuthInfo>();
 

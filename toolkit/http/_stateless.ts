@@ -15,7 +15,7 @@ import type {
   SessionHost,
   TransportSendOptions,
 } from "../jsonrpc/types.ts";
-import type { AuthInfo } from "../server/context.ts";
+import type { AuthInfo } from "../jsonrpc/types.ts";
 import { RPC_ERROR } from "../jsonrpc/errors.ts";
 import { checkMessage } from "../jsonrpc/_check.ts";
 import {

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { AuthInfo } from "../server/context.ts";
+import type { AuthInfo } from "../jsonrpc/types.ts";
 import type { HttpLayer } from "./layer.ts";
 import { jsonType } from "../_util/json_type.ts";
 import { setAuthInfo } from "./_auth_info.ts";

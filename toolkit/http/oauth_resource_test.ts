@@ -23,7 +23,7 @@ import {
   rawRequest,
   start,
 } from "./_test_helpers.ts";
-import type { AuthInfo } from "../server/context.ts";
+import type { AuthInfo } from "../jsonrpc/types.ts";
 
 const RESOURCE = "https://mcp.example.com/mcp";
 const METADATA_URL =

@@ -212,3 +212,37 @@ export interface SessionListener {
   /** Starts serving sessions of `host`. */
   listen(host: SessionHost, options: ListenOptions): Listening;
 }
+
+/**
+ * What a verified access token says: its scopes, client, subject and
+ * expiry, and all its claims. `token` itself is not enumerable, so logging
+ * or serialising the object does not leak it.
+ *
+ * @example Let only some clients delete
+ * ```ts
+ * import { error, text, type ToolContext } from "@forge/toolkit";
+ * import type { AuthInfo } from "@forge/toolkit/server";
+ *
+ * function canDelete(auth: AuthInfo | undefined): boolean {
+ *   return auth?.scopes.includes("notes:delete") === true;
+ * }
+ * function deleteNote(id: string, ctx: ToolContext) {
+ *   if (!canDelete(ctx.auth)) return error("Deleting needs the notes:delete scope");
+ *   return text(`deleted ${id} for ${ctx.auth?.subject}`);
+ * }
+ * ```
+ */
+export interface AuthInfo {
+  /** The access token as presented (not enumerable). */
+  readonly token?: string;
+  /** The OAuth client the token was issued to (`client_id`, or `azp`). */
+  readonly clientId?: string;
+  /** Whom the token speaks for (`sub`). */
+  readonly subject?: string;
+  /** The granted scopes (`scope`, or `scp`). */
+  readonly scopes: readonly string[];
+  /** When the token expires, in seconds since the epoch (`exp`). */
+  readonly expiresAt?: number;
+  /** Every claim of the token (or of its introspection answer). */
+  readonly claims: Readonly<Record<string, unknown>>;
+}
