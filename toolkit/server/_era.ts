@@ -29,9 +29,6 @@ export {
 } from "../jsonrpc/_request_state.ts";
 import type { LogLevel } from "./context.ts";
 
-/** The `_meta` key a handler sets on an elicitation or sampling request to name its input request. */
-export const INPUT_KEY_META = "forge.input_key";
-
 /** Methods only the stateless revision has. */
 const STATELESS_ONLY = new Set(["server/discover", "subscriptions/listen"]);
 

@@ -1,12 +1,37 @@
 /**
  * One MCP session over one transport: the JSON-RPC request/response
- * machinery and the `initialize` handshake, without the SDK's protocol layer.
+ * machinery, the 2025 session lifecycle (`initialize`, and only `ping`
+ * before it) and the dispatch of every other method to the server's handler
+ * table, without the SDK's protocol layer. A request of the stateless
+ * 2026-07-28 revision (`_meta` on every request, no `initialize`) is handed
+ * to `_stateless_session.ts`, which serves it from the same table.
  *
  * The SDK's `Server` zod-parses every message (about 30 µs of CPU per call)
  * and its module graph costs ~180 ms of start-up; the toolkit checks the
  * params of the methods it owns itself, so it needs neither. Transports
  * (the toolkit's stdio one, the SDK's Streamable HTTP one) plug in through
  * the SDK-compatible {@linkcode McpTransport} shape.
+ *
+ * The path of one plain `tools/call` (a 2025 session over stdio):
+ *
+ * 1. `stdio/stdio.ts`: `StdioTransport` reads a line, checks it is one
+ *    JSON-RPC message (`jsonrpc/_check.ts`) and calls `onmessage`.
+ * 2. `server/server.ts`: the `onmessage` that `connect()` set looks for
+ *    `notifications/roots/list_changed` and passes the message on.
+ * 3. `server/_session.ts` (here): `Session` receives it and `#run` runs it:
+ *    `_era.ts`'s `isStatelessRequest()` says it is of the session era, the
+ *    lifecycle check passes (`initialize` was answered), and the handler of
+ *    `tools/call` comes from the table.
+ * 4. `server/_router.ts`: the table's `tools/call` entry checks `name` and
+ *    calls the pipeline.
+ * 5. `server/_call.ts`: `CallPipeline.run` finds the tool
+ *    (`server/_registry.ts`), makes its `CallContext` (`server/_context.ts`)
+ *    and runs the call layers (`server/layer.ts`), then
+ *    `patterns/_probe_guard.ts` (a probe ends here), then decodes the
+ *    arguments (`args/decode.ts`), runs the handler and checks its result
+ *    (`result/result.ts`: a `ToolError` or `error()` is an `isError` result).
+ * 6. Back here: the result, or the error as JSON-RPC, goes to
+ *    `transport.send()`, which writes the line (`stdio/stdio.ts`).
  *
  * @module
  */
@@ -20,31 +45,17 @@ import { isRecord, jsonType } from "../_util/json_type.ts";
 import { LazyAbort } from "../_util/abort.ts";
 import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
 import { isThenable } from "../_util/thenable.ts";
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { AuthInfo } from "./context.ts";
 import {
-  acknowledged,
   type CacheHints,
-  checkListenFilter,
-  checkRequestMeta,
-  DEFAULT_CACHE_HINTS,
-  INPUT_KEY_META,
-  INPUT_METHODS,
   isStatelessRequest,
-  type ListenFilter,
-  loadRequestSigning,
-  logWanted,
   META,
-  missingCapability,
-  REMOVED_METHODS,
-  type RequestMeta,
-  requestSigningLoaded,
-  RequestStateSigner,
+  type RequestStateSigner,
   SESSION_PROTOCOL_VERSIONS,
   STATELESS_PROTOCOL_VERSIONS,
-  statelessResult,
-  wants,
 } from "./_era.ts";
+import { clientCapabilityOf } from "./_client_requests.ts";
+import { requestCapabilities, StatelessSession } from "./_stateless_session.ts";
 
 /** The newest protocol version, answered when the client asks for one this server does not know. */
 export const LATEST_PROTOCOL_VERSION = "2025-11-25";
@@ -52,16 +63,6 @@ export const LATEST_PROTOCOL_VERSION = "2025-11-25";
 /** Protocol versions `initialize` negotiates, newest first (2026-07-28 is spoken per request, without it). */
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] =
   SESSION_PROTOCOL_VERSIONS;
-
-/**
- * The client capabilities of the 2026-07-28 request whose handler is
- * running, across its awaits: concurrent requests on one stdio session each
- * declare their own, and none may see another's.
- */
-const REQUEST_CAPABILITIES = new AsyncLocalStorage<Record<string, unknown>>();
-
-/** Signs input-required state when a server gives no signer of its own: one key per process. */
-const PROCESS_SIGNER = new RequestStateSigner();
 
 /** How long a request to the client (sampling, elicitation) may take by default. */
 const REQUEST_TIMEOUT_MS = 60_000;
@@ -119,17 +120,20 @@ export interface SessionOptions<C> {
   signer?: RequestStateSigner;
 }
 
-/** What a 2026-07-28 request carries beyond its params: its `_meta`, and the answers to its input requests. */
-interface StatelessCall {
-  meta: RequestMeta;
-  /** The answers the client has given, by key, across rounds. */
-  answers: Record<string, unknown>;
-  /** Answers this round's handler used, carried to the next round. */
-  used: Record<string, unknown>;
-  /** Input requests this round's handler made that have no answer yet. */
-  asked: Record<string, Record<string, unknown>>;
-  /** How many requests of each kind the handler made, for their default keys. */
-  counts: Map<string, number>;
+/**
+ * What a request's era changes in its `extra`: a 2026-07-28 request asks
+ * the client through its input-required result, and hears logs only at the
+ * level its `_meta` asked for.
+ */
+export interface RequestScope {
+  /** Whether this notification is not for this request. */
+  mutes(
+    notification: { method: string; params: Record<string, unknown> },
+  ): boolean;
+  /** Answers a request to the client. */
+  ask(
+    request: { method: string; params: Record<string, unknown> },
+  ): Promise<Record<string, unknown>>;
 }
 
 interface Pending {
@@ -151,10 +155,10 @@ export class Session<C = unknown> {
   #initialized = false;
   /** The verified token of the message being received, for its `Extra`. */
   authInfo: AuthInfo | undefined;
-  /** Open `subscriptions/listen` streams (2026-07-28), by request id. */
-  #listens = new Map<JsonRpcId, ListenFilter>();
   /** Set by the first 2026-07-28 request: notifications then go to listen streams only. */
   #stateless = false;
+  /** The 2026-07-28 requests and their listen streams, made by the first such request. */
+  #perRequest: StatelessSession<C> | undefined;
 
   constructor(transport: McpTransport, options: SessionOptions<C>) {
     this.#transport = transport;
@@ -171,7 +175,7 @@ export class Session<C = unknown> {
    * 2026-07-28 request's handler, those of that request's `_meta`.
    */
   get clientCapabilities(): Record<string, unknown> | undefined {
-    return REQUEST_CAPABILITIES.getStore() ?? this.#clientCapabilities;
+    return requestCapabilities() ?? this.#clientCapabilities;
   }
 
   set clientCapabilities(value: Record<string, unknown> | undefined) {
@@ -216,22 +220,7 @@ export class Session<C = unknown> {
     if (this.#closed) return;
     if (this.#stateless && relatedRequestId === undefined) {
       // No session to send to: a change reaches the listen streams that asked for it.
-      await Promise.all(
-        [...this.#listens].filter(([, filter]) => wants(filter, method, params))
-          .map(([id]) =>
-            this.#transport.send({
-              jsonrpc: "2.0",
-              method,
-              params: {
-                ...params,
-                _meta: {
-                  ...(params?._meta as Record<string, unknown> | undefined),
-                  [META.SUBSCRIPTION_ID]: id,
-                },
-              },
-            }, { relatedRequestId: id })
-          ),
-      );
+      await this.#perRequest?.broadcast(method, params);
       return;
     }
     await this.#transport.send(
@@ -335,7 +324,15 @@ export class Session<C = unknown> {
         this.#transport.perRequestMeta === true,
       )
     ) {
-      return this.#statelessRequest(id, method, params, controller);
+      this.#stateless = true;
+      // Spoken to, so broadcasts may come (its listen streams pick them), but
+      // outside a handler it declares nothing: no request's capabilities stay.
+      this.#clientCapabilities ??= {};
+      this.#perRequest ??= new StatelessSession(this, {
+        transport: this.#transport,
+        options: this.#options,
+      });
+      return this.#perRequest.request(id, method, params, controller);
     }
     if (method === "initialize") return this.#initialize(params ?? {});
     if (method === "ping") return {};
@@ -370,186 +367,13 @@ export class Session<C = unknown> {
     );
   }
 
-  /**
-   * A 2026-07-28 request: its `_meta` checked, `server/discover` and
-   * `subscriptions/listen` answered here, any other method from the table
-   * with its result decorated, and a handler that asked the client for
-   * input answered with an input-required result instead of a request.
-   */
-  #statelessRequest(
+  /** A request's `extra`; `scope` set for a 2026-07-28 request, which asks and logs its own way. */
+  requestExtra(
     id: JsonRpcId,
-    method: string,
-    params: Record<string, unknown> | undefined,
     controller: LazyAbort,
-  ): unknown {
-    this.#stateless = true;
-    // Spoken to, so broadcasts may come (its listen streams pick them), but
-    // outside a handler it declares nothing: no request's capabilities stay.
-    this.#clientCapabilities ??= {};
-    const meta = checkRequestMeta(method, params);
-    const args = params as Record<string, unknown>;
-    const hints = this.#options.cache ?? DEFAULT_CACHE_HINTS;
-    if (method === "server/discover") return this.#discover(hints);
-    const handler = REMOVED_METHODS.has(method)
-      ? undefined
-      : this.#options.handlers.get(method);
-    if (handler === undefined && method !== "subscriptions/listen") {
-      throw new ProtocolError(
-        RPC_ERROR.METHOD_NOT_FOUND,
-        `Method not found: ${method}${
-          REMOVED_METHODS.has(method)
-            ? ` (removed in ${STATELESS_PROTOCOL_VERSIONS[0]})`
-            : ""
-        }`,
-      );
-    }
-    if (method === "subscriptions/listen") {
-      return this.#listen(id, args, controller);
-    }
-    if (INPUT_METHODS.has(method) && !requestSigningLoaded()) {
-      // The token is the message's: set again while the request resumes.
-      const authInfo = this.authInfo;
-      return loadRequestSigning().then(() => {
-        this.authInfo = authInfo;
-        try {
-          return this.#statelessRequest(id, method, params, controller);
-        } finally {
-          this.authInfo = undefined;
-        }
-      });
-    }
-    const call = this.#inputRound(method, args, meta);
-    const finish = (result: unknown) =>
-      this.#inputRequired(method, args, call) ??
-        statelessResult(method, result, hints);
-    const fail = (error: unknown) => {
-      const needed = this.#inputRequired(method, args, call);
-      if (needed !== undefined) return needed;
-      throw statelessError(method, args, error);
-    };
-    let outcome: unknown;
-    try {
-      // Per request, across the handler's awaits: no request sees another's.
-      outcome = REQUEST_CAPABILITIES.run(
-        meta.clientCapabilities,
-        () =>
-          handler!(
-            args,
-            new Extra(this, id, controller, call),
-            this.#options.context,
-          ),
-      );
-    } catch (error) {
-      return fail(error);
-    }
-    return isThenable(outcome)
-      ? Promise.resolve(outcome).then(finish, fail)
-      : finish(outcome);
-  }
-
-  #discover(hints: CacheHints): Record<string, unknown> {
-    return {
-      resultType: "complete",
-      supportedVersions: [...STATELESS_PROTOCOL_VERSIONS],
-      capabilities: this.#options.capabilities,
-      ...(this.#options.instructions === undefined
-        ? {}
-        : { instructions: this.#options.instructions }),
-      ttlMs: hints.ttlMs,
-      cacheScope: hints.cacheScope,
-      _meta: { [META.SERVER_INFO]: this.#options.info },
-    };
-  }
-
-  /** The answers a request brings: those signed into its `requestState`, then its `inputResponses`. */
-  #inputRound(
-    method: string,
-    params: Record<string, unknown>,
-    meta: RequestMeta,
-  ): StatelessCall {
-    const call: StatelessCall = {
-      meta,
-      answers: {},
-      used: {},
-      asked: {},
-      counts: new Map(),
-    };
-    if (!INPUT_METHODS.has(method)) return call;
-    const signer = this.#options.signer ?? PROCESS_SIGNER;
-    if (params.requestState !== undefined) {
-      Object.assign(
-        call.answers,
-        signer.verify(subjectOf(method, params), params.requestState),
-      );
-    }
-    const responses = params.inputResponses;
-    if (responses !== undefined) {
-      if (!isRecord(responses)) {
-        throw new ProtocolError(
-          RPC_ERROR.INVALID_PARAMS,
-          `Invalid params for ${method}: inputResponses: expected an object of answers by key, got ${
-            jsonType(responses)
-          }`,
-        );
-      }
-      Object.assign(call.answers, responses);
-    }
-    return call;
-  }
-
-  /** An input-required result when the handler asked for input it has no answer to. */
-  #inputRequired(
-    method: string,
-    params: Record<string, unknown>,
-    call: StatelessCall,
-  ): Record<string, unknown> | undefined {
-    if (Object.keys(call.asked).length === 0) return undefined;
-    const signer = this.#options.signer ?? PROCESS_SIGNER;
-    return {
-      resultType: "input_required",
-      inputRequests: call.asked,
-      requestState: signer.sign(subjectOf(method, params), call.used),
-    };
-  }
-
-  /** `subscriptions/listen`: acknowledged first, then open until the client cancels or leaves. */
-  #listen(
-    id: JsonRpcId,
-    params: Record<string, unknown>,
-    controller: LazyAbort,
-  ): Promise<unknown> {
-    const filter = checkListenFilter(params);
-    const subscribe = this.#options.handlers.get("resources/subscribe");
-    if (subscribe !== undefined) {
-      const extra = new Extra(this, id, controller);
-      for (const uri of filter.resourceSubscriptions) {
-        try {
-          subscribe({ uri }, extra, this.#options.context);
-        } catch {
-          // A server without resources has no updates to send.
-        }
-      }
-    }
-    this.#listens.set(id, filter);
-    this.#transport.send({
-      jsonrpc: "2.0",
-      method: "notifications/subscriptions/acknowledged",
-      params: {
-        notifications: acknowledged(filter),
-        _meta: { [META.SUBSCRIPTION_ID]: id },
-      },
-    }, { relatedRequestId: id }).catch((error) =>
-      this.#transport.onerror?.(error)
-    );
-    return new Promise((resolve) =>
-      controller.onabort(() => {
-        this.#listens.delete(id);
-        resolve({
-          resultType: "complete",
-          _meta: { [META.SUBSCRIPTION_ID]: id },
-        });
-      })
-    );
+    scope?: RequestScope,
+  ): RequestExtra {
+    return new Extra(this, id, controller, scope);
   }
 
   #settle(
@@ -606,13 +430,7 @@ export class Session<C = unknown> {
     abort: LazyAbort,
   ): Promise<Record<string, unknown>> {
     const signal = abort.signal;
-    const capability = method === "sampling/createMessage"
-      ? "sampling"
-      : method === "elicitation/create"
-      ? "elicitation"
-      : method === "roots/list"
-      ? "roots"
-      : undefined;
+    const capability = clientCapabilityOf(method);
     if (
       capability !== undefined &&
       this.clientCapabilities?.[capability] === undefined
@@ -669,21 +487,21 @@ class Extra<C> implements RequestExtra {
   readonly authInfo: AuthInfo | undefined;
   readonly #session: Session<C>;
   readonly #abort: LazyAbort;
-  /** Set for a 2026-07-28 request. */
-  readonly #call: StatelessCall | undefined;
+  /** Set for a 2026-07-28 request: its input requests and its log level. */
+  readonly #scope: RequestScope | undefined;
 
   constructor(
     session: Session<C>,
     requestId: JsonRpcId,
     abort: LazyAbort,
-    call?: StatelessCall,
+    scope?: RequestScope,
   ) {
     this.#session = session;
     this.requestId = requestId;
     // Made while its message is received (synchronously), so this is its token.
     this.authInfo = session.authInfo;
     this.#abort = abort;
-    this.#call = call;
+    this.#scope = scope;
   }
 
   get signal(): AbortSignal {
@@ -702,14 +520,7 @@ class Extra<C> implements RequestExtra {
     notification: { method: string; params: Record<string, unknown> },
   ): Promise<void> {
     if (this.#abort.aborted) return Promise.resolve();
-    if (
-      this.#call !== undefined &&
-      notification.method === "notifications/message" &&
-      !logWanted(this.#call.meta.logLevel, notification.params.level)
-    ) {
-      // 2026-07-28: log messages only at the level the request asked for, none if it asked for none.
-      return Promise.resolve();
-    }
+    if (this.#scope?.mutes(notification)) return Promise.resolve();
     return this.#session.notify(
       notification.method,
       notification.params,
@@ -720,7 +531,7 @@ class Extra<C> implements RequestExtra {
   sendRequest(
     request: { method: string; params: Record<string, unknown> },
   ): Promise<Record<string, unknown>> {
-    if (this.#call !== undefined) return this.#input(this.#call, request);
+    if (this.#scope !== undefined) return this.#scope.ask(request);
     return this.#session.outgoing(
       request.method,
       request.params,
@@ -728,102 +539,6 @@ class Extra<C> implements RequestExtra {
       this.#abort,
     );
   }
-
-  /**
-   * 2026-07-28 has no requests to the client: the answer comes from the
-   * request's `inputResponses` when the client already gave it, and
-   * otherwise the request is answered input-required with this one among
-   * its `inputRequests` (and the promise rejects, so the handler ends).
-   */
-  #input(
-    call: StatelessCall,
-    request: { method: string; params: Record<string, unknown> },
-  ): Promise<Record<string, unknown>> {
-    const { method } = request;
-    const capability = CAPABILITY_OF[method];
-    if (
-      capability !== undefined &&
-      call.meta.clientCapabilities[capability] === undefined
-    ) {
-      return Promise.reject(missingCapability(capability, method));
-    }
-    const { [INPUT_KEY_META]: named, ...meta } =
-      (request.params?._meta ?? {}) as Record<string, unknown>;
-    const kind = capability ?? method;
-    const count = (call.counts.get(kind) ?? 0) + 1;
-    call.counts.set(kind, count);
-    const key = typeof named === "string"
-      ? named
-      : count === 1
-      ? kind
-      : `${kind}-${count}`;
-    if (Object.hasOwn(call.answers, key)) {
-      const answer = call.answers[key];
-      if (!isRecord(answer)) {
-        return Promise.reject(
-          new ProtocolError(
-            RPC_ERROR.INVALID_PARAMS,
-            `Invalid params: inputResponses.${key}: expected the ${method} result object, got ${
-              jsonType(answer)
-            }`,
-          ),
-        );
-      }
-      call.used[key] = answer;
-      return Promise.resolve(answer);
-    }
-    const { _meta: _, ...params } = request.params ?? {};
-    call.asked[key] = {
-      method,
-      params: Object.keys(meta).length === 0
-        ? params
-        : { ...params, _meta: meta },
-    };
-    // The handler stops here; the request is answered input-required, and
-    // the client's retry runs the handler again with the answer.
-    return Promise.reject(
-      new ProtocolError(
-        RPC_ERROR.INTERNAL_ERROR,
-        `Input required: ${method} is asked of the client as input request ${
-          JSON.stringify(key)
-        }`,
-      ),
-    );
-  }
-}
-
-/**
- * An error as 2026-07-28 words it: an unknown resource is -32602 with its
- * URI in `data` (SEP-2164), where 2025-11-25 said -32002.
- */
-function statelessError(
-  method: string,
-  params: Record<string, unknown>,
-  error: unknown,
-): unknown {
-  if (
-    method === "resources/read" &&
-    (error as { code?: unknown } | null)?.code === RPC_ERROR.RESOURCE_NOT_FOUND
-  ) {
-    return new ProtocolError(
-      RPC_ERROR.INVALID_PARAMS,
-      (error as Error).message,
-      { data: { uri: params.uri } },
-    );
-  }
-  return error;
-}
-
-/** The client capability each server-to-client request needs. */
-const CAPABILITY_OF: Record<string, string> = {
-  "sampling/createMessage": "sampling",
-  "elicitation/create": "elicitation",
-  "roots/list": "roots",
-};
-
-/** Names the request a `requestState` belongs to: the method and the tool, prompt or resource. */
-function subjectOf(method: string, params: Record<string, unknown>): string {
-  return `${method} ${String(params.name ?? params.uri ?? "")}`;
 }
 
 function resultAnswer(id: JsonRpcId, result: unknown): JsonRpcMessage {

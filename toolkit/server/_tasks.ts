@@ -12,6 +12,7 @@ import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
 import type { CallToolResult } from "../result/result.ts";
 import type { AuthInfo } from "./context.ts";
 import type { RequestExtra } from "./_session.ts";
+import { asInputRequest, clientCapabilityOf } from "./_client_requests.ts";
 import type { StoredTask, TaskOptions, TaskStore } from "./tasks.ts";
 
 /** The extension's id, in capabilities and in errors. */
@@ -23,9 +24,6 @@ export const DEFAULT_TASK_TTL_MS = 3_600_000;
 /** How often clients are told to poll, unless the tool says. */
 export const DEFAULT_POLL_INTERVAL_MS = 1_000;
 
-/** The `_meta` key naming an input request's key (shared with the stateless era). */
-const INPUT_KEY_META = "forge.input_key";
-
 /** A tool's task settings, checked. */
 export interface TaskMode {
   support: "optional" | "required";
@@ -33,13 +31,6 @@ export interface TaskMode {
   pollIntervalMs: number;
   detach: "start" | "manual";
 }
-
-/** The client capability each input request needs. */
-const CAPABILITY_OF: Record<string, string> = {
-  "elicitation/create": "elicitation",
-  "sampling/createMessage": "sampling",
-  "roots/list": "roots",
-};
 
 const FINAL = new Set(["completed", "failed", "cancelled"]);
 
@@ -507,7 +498,7 @@ export class TaskManager {
     request: { method: string; params: Record<string, unknown> },
   ): Promise<Record<string, unknown>> {
     if (run.abort.aborted) return Promise.reject(run.abort.reason);
-    const capability = CAPABILITY_OF[request.method];
+    const capability = clientCapabilityOf(request.method);
     if (
       capability !== undefined && run.capabilities[capability] === undefined
     ) {
@@ -517,19 +508,11 @@ export class TaskManager {
         ),
       );
     }
-    const { [INPUT_KEY_META]: named, ...meta } =
-      (request.params?._meta ?? {}) as Record<string, unknown>;
+    const { named, asked } = asInputRequest(request);
     const kind = capability ?? request.method.replace(/\W/g, "_");
     const key = typeof named === "string" && !run.waiting.has(named)
       ? named
       : `${kind}-${++run.asked}`;
-    const { _meta: _, ...params } = request.params ?? {};
-    const asked = {
-      method: request.method,
-      params: Object.keys(meta).length === 0
-        ? params
-        : { ...params, _meta: meta },
-    };
     const answer = Promise.withResolvers<Record<string, unknown>>();
     run.waiting.set(key, { request: asked, ...answer });
     this.#change(taskId, (task) => {
