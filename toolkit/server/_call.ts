@@ -23,10 +23,10 @@ import type { RequestExtra } from "./_session.ts";
 import {
   declaresTasks,
   ownerOf,
-  type TaskManager,
   type TaskMode,
   tasksNotDeclared,
-} from "./_tasks.ts";
+} from "./_task_checks.ts";
+import type { TaskManager } from "./_tasks.ts";
 
 /** The `meta` of a call without `_meta`: one frozen object, not one per call. */
 const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});

@@ -14,7 +14,7 @@ import { answersProbes } from "../patterns/_probe_mark.ts";
 import { META_SUPPORTS_PERMISSION_PATTERNS } from "../patterns/probe_meta.ts";
 import type { RegistrySlotOps } from "./_registration_handle.ts";
 import type { ListedTool, ToolDefinition } from "./tool.ts";
-import { checkTaskOption, type TaskMode } from "./_tasks.ts";
+import { checkTaskOption, type TaskMode } from "./_task_checks.ts";
 
 const TOOL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 

@@ -20,9 +20,9 @@ import {
   checkInputResponses,
   declaresTasks,
   ownerOf,
-  type TaskManager,
   tasksNotDeclared,
-} from "./_tasks.ts";
+} from "./_task_checks.ts";
+import type { TaskManager } from "./_tasks.ts";
 
 /** MCP caps one completion answer at this many values. */
 const MAX_COMPLETIONS = 100;

@@ -1,5 +1,6 @@
-// Internal: the tasks of one server (SEP-2663). A task's record lives in its
-// TaskStore, so any instance sharing the store answers tasks/get; the
+// Internal: the running tasks of one server (SEP-2663), and tasks/get,
+// tasks/update and tasks/cancel. A task's record (`_task_records.ts`) lives
+// in its TaskStore, so any instance sharing the store answers tasks/get; the
 // handler runs on the instance that created it, detached from the request
 // that started it, which keeps its abort and its unanswered input requests
 // here. Every change of one task goes through one queue, so a result that
@@ -7,150 +8,26 @@
 // status is final.
 
 import type { LazyAbort } from "../_util/abort.ts";
-import { isRecord, jsonType } from "../_util/json_type.ts";
+import { jsonType } from "../_util/json_type.ts";
 import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
 import type { CallToolResult } from "../result/result.ts";
-import type { AuthInfo } from "./context.ts";
 import type { RequestExtra } from "./_session.ts";
 import { asInputRequest, clientCapabilityOf } from "./_client_requests.ts";
-import type { StoredTask, TaskOptions, TaskStore } from "./tasks.ts";
-
-/** The extension's id, in capabilities and in errors. */
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
-
-/** How long a task stays readable after its last change, unless the tool says. */
-export const DEFAULT_TASK_TTL_MS = 3_600_000;
-
-/** How often clients are told to poll, unless the tool says. */
-export const DEFAULT_POLL_INTERVAL_MS = 1_000;
-
-/** A tool's task settings, checked. */
-export interface TaskMode {
-  support: "optional" | "required";
-  ttlMs: number | null;
-  pollIntervalMs: number;
-  detach: "start" | "manual";
-}
-
-const FINAL = new Set(["completed", "failed", "cancelled"]);
+import type { TaskMode } from "./_task_checks.ts";
+import {
+  createResult,
+  detailed,
+  FINAL_STATUSES,
+  MemoryTaskStore,
+  settleInputs,
+} from "./_task_records.ts";
+import type { StoredTask, TaskStore } from "./tasks.ts";
 
 /** Why a cancelled task's signal aborted: not a ProtocolError, so the call pipeline reports nothing. */
 export class TaskCancelled extends Error {
   constructor(taskId: string) {
     super(`Task ${taskId} was cancelled by the client`);
     this.name = "TaskCancelled";
-  }
-}
-
-/** Checks a definition's `task`; `undefined` for a tool that never runs as one. */
-export function checkTaskOption(
-  value: unknown,
-  named: string,
-): TaskMode | undefined {
-  if (value === undefined || value === false || value === "forbidden") {
-    return undefined;
-  }
-  const options: TaskOptions = value === true || value === "optional"
-    ? {}
-    : value === "required"
-    ? { support: "required" }
-    : value as TaskOptions;
-  if (!isRecord(options as unknown)) {
-    throw new TypeError(
-      `${named}: task: expected true, "optional", "required" or { support, ttlMs, pollIntervalMs, detach }, got ${
-        typeof value === "string" ? JSON.stringify(value) : jsonType(value)
-      }`,
-    );
-  }
-  const support = options.support ?? "optional";
-  if (support !== "optional" && support !== "required") {
-    throw new TypeError(
-      `${named}: task.support: expected "optional" or "required", got ${
-        JSON.stringify(support)
-      }`,
-    );
-  }
-  const detach = options.detach ?? "start";
-  if (detach !== "start" && detach !== "manual") {
-    throw new TypeError(
-      `${named}: task.detach: expected "start" or "manual", got ${
-        JSON.stringify(detach)
-      }`,
-    );
-  }
-  const ttlMs = options.ttlMs === undefined
-    ? DEFAULT_TASK_TTL_MS
-    : options.ttlMs;
-  if (ttlMs !== null && (!Number.isSafeInteger(ttlMs) || ttlMs < 1)) {
-    throw new RangeError(
-      `${named}: task.ttlMs must be a whole number of milliseconds >= 1 or null, got ${ttlMs}`,
-    );
-  }
-  const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
-  if (!Number.isSafeInteger(pollIntervalMs) || pollIntervalMs < 1) {
-    throw new RangeError(
-      `${named}: task.pollIntervalMs must be a whole number of milliseconds >= 1, got ${pollIntervalMs}`,
-    );
-  }
-  return { support, ttlMs, pollIntervalMs, detach };
-}
-
-/** Whether client capabilities declare the tasks extension. */
-export function declaresTasks(
-  capabilities: Record<string, unknown> | undefined,
-): boolean {
-  const extensions = capabilities?.extensions;
-  return isRecord(extensions) && isRecord(extensions[TASKS_EXTENSION]);
-}
-
-/** -32021: the tasks extension is needed and was not declared. */
-export function tasksNotDeclared(what: string): ProtocolError {
-  return new ProtocolError(
-    RPC_ERROR.MISSING_CLIENT_CAPABILITY,
-    `Missing client capability: ${what} needs the ${TASKS_EXTENSION} extension, which the client did not declare in its capabilities' extensions`,
-    {
-      data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
-    },
-  );
-}
-
-/** Whom a call belongs to, from its verified token. */
-export function ownerOf(auth: AuthInfo | undefined): string | undefined {
-  if (auth === undefined) return undefined;
-  return auth.subject !== undefined
-    ? `sub:${auth.subject}`
-    : auth.clientId !== undefined
-    ? `client:${auth.clientId}`
-    : undefined;
-}
-
-/** The default store: this process's memory, expired tasks swept now and then. */
-export class MemoryTaskStore implements TaskStore {
-  #tasks = new Map<string, StoredTask>();
-  #sweptAt = Date.now();
-
-  put(task: StoredTask): void {
-    this.#tasks.set(task.taskId, structuredClone(task));
-    const now = Date.now();
-    if (now - this.#sweptAt < 60_000) return;
-    this.#sweptAt = now;
-    for (const [id, kept] of this.#tasks) {
-      if (
-        FINAL.has(kept.status) && kept.expiresAt !== null &&
-        kept.expiresAt <= now
-      ) {
-        this.#tasks.delete(id);
-      }
-    }
-  }
-
-  get(taskId: string): StoredTask | undefined {
-    const task = this.#tasks.get(taskId);
-    return task === undefined ? undefined : structuredClone(task);
-  }
-
-  delete(taskId: string): void {
-    this.#tasks.delete(taskId);
   }
 }
 
@@ -345,7 +222,7 @@ export class TaskManager {
   async cancel(taskId: string, owner: string | undefined): Promise<void> {
     await this.#load(taskId, owner, "cancel");
     const cancelled = await this.#change(taskId, (task) => {
-      if (FINAL.has(task.status)) return false;
+      if (FINAL_STATUSES.has(task.status)) return false;
       task.status = "cancelled";
       task.statusMessage = "Cancelled by the client";
       delete task.inputRequests;
@@ -430,7 +307,7 @@ export class TaskManager {
     const run = this.#local.get(taskId);
     try {
       await this.#change(taskId, (task) => {
-        if (FINAL.has(task.status)) return false;
+        if (FINAL_STATUSES.has(task.status)) return false;
         delete task.inputRequests;
         delete task.inputResponses;
         delete task.statusMessage;
@@ -478,7 +355,9 @@ export class TaskManager {
           const text = run.progress;
           run.progress = undefined;
           await this.#change(taskId, (task) => {
-            if (FINAL.has(task.status) || task.statusMessage === text) {
+            if (
+              FINAL_STATUSES.has(task.status) || task.statusMessage === text
+            ) {
               return false;
             }
             task.statusMessage = text;
@@ -516,7 +395,9 @@ export class TaskManager {
     const answer = Promise.withResolvers<Record<string, unknown>>();
     run.waiting.set(key, { request: asked, ...answer });
     this.#change(taskId, (task) => {
-      if (FINAL.has(task.status) || !run.waiting.has(key)) return false;
+      if (FINAL_STATUSES.has(task.status) || !run.waiting.has(key)) {
+        return false;
+      }
       task.status = "input_required";
       task.inputRequests = { ...task.inputRequests, [key]: asked };
       return true;
@@ -567,73 +448,4 @@ function deliver(
     run.waiting.delete(key);
     waiting.resolve(answer);
   }
-}
-
-/** Back to `working` once every input request is answered. */
-function settleInputs(
-  task: StoredTask,
-  pending: Record<string, { method: string; params: Record<string, unknown> }>,
-): void {
-  if (Object.keys(pending).length > 0) {
-    task.inputRequests = pending;
-    return;
-  }
-  delete task.inputRequests;
-  task.status = "working";
-}
-
-/** Checks `tasks/update`'s `inputResponses`: an object of result objects, by key. */
-export function checkInputResponses(
-  value: unknown,
-): Record<string, Record<string, unknown>> {
-  if (!isRecord(value)) {
-    throw new ProtocolError(
-      RPC_ERROR.INVALID_PARAMS,
-      `Invalid params for tasks/update: inputResponses: expected an object of answers by key, got ${
-        value === undefined ? "nothing" : jsonType(value)
-      }`,
-    );
-  }
-  for (const [key, answer] of Object.entries(value)) {
-    if (!isRecord(answer)) {
-      throw new ProtocolError(
-        RPC_ERROR.INVALID_PARAMS,
-        `Invalid params for tasks/update: inputResponses.${key}: expected a result object, got ${
-          jsonType(answer)
-        }`,
-      );
-    }
-  }
-  return value as Record<string, Record<string, unknown>>;
-}
-
-/** The fields every view of a task has. */
-function base(task: StoredTask): Record<string, unknown> {
-  return {
-    taskId: task.taskId,
-    status: task.status,
-    ...(task.statusMessage === undefined
-      ? {}
-      : { statusMessage: task.statusMessage }),
-    createdAt: task.createdAt,
-    lastUpdatedAt: task.lastUpdatedAt,
-    ttlMs: task.ttlMs,
-    pollIntervalMs: task.pollIntervalMs,
-  };
-}
-
-/** The answer to the `tools/call` that created a task: flat, no result yet. */
-function createResult(task: StoredTask): Record<string, unknown> {
-  return { resultType: "task", ...base(task) };
-}
-
-/** A status notification's params, and `tasks/get`'s answer: the task with what its status carries. */
-function detailed(task: StoredTask): Record<string, unknown> {
-  const view = base(task);
-  if (task.status === "input_required") {
-    view.inputRequests = task.inputRequests ?? {};
-  }
-  if (task.status === "completed") view.result = task.result;
-  if (task.status === "failed") view.error = task.error;
-  return view;
 }

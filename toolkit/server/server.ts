@@ -44,7 +44,8 @@ import { checkIcons } from "./_icons.ts";
 import type { Icon } from "./icon.ts";
 import { SkillCatalog } from "../skills/_catalog.ts";
 import type { Skill } from "../skills/skill.ts";
-import { TaskManager, TASKS_EXTENSION } from "./_tasks.ts";
+import { TASKS_EXTENSION } from "./_task_checks.ts";
+import { TaskManager } from "./_tasks.ts";
 import type { TaskStore } from "./tasks.ts";
 
 /** The lists that announce their changes. */
