@@ -5,6 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createServer, text, type ToolServer } from "../../mod.ts";
 import { type HttpServer, serveHttp, type ServeHttpOptions } from "./serve.ts";
+import type { Clock } from "./_session_table.ts";
 
 export const PROTOCOL = "2025-11-25";
 export const ACCEPT = "application/json, text/event-stream";
@@ -199,4 +200,46 @@ export function initializeHead(host: string, origin?: string): string[] {
     "content-type: application/json",
     `accept: ${ACCEPT}`,
   ];
+}
+
+/**
+ * A clock that moves only when told, for the session table's timeouts and
+ * the rate limit: `advance()` runs each tick that falls due on the way.
+ */
+export class FakeClock implements Clock {
+  #now = 1_000_000;
+  readonly #timers = new Set<{ ms: number; next: number; tick: () => void }>();
+
+  now(): number {
+    return this.#now;
+  }
+
+  every(ms: number, tick: () => void): () => void {
+    const timer = { ms, next: this.#now + ms, tick };
+    this.#timers.add(timer);
+    return () => this.#timers.delete(timer);
+  }
+
+  /** How many periodic timers are running. */
+  get timers(): number {
+    return this.#timers.size;
+  }
+
+  /** Moves time on by `ms`, running the ticks due on the way in order. */
+  advance(ms: number): void {
+    const end = this.#now + ms;
+    for (;;) {
+      let due: { ms: number; next: number; tick: () => void } | undefined;
+      for (const timer of this.#timers) {
+        if (timer.next <= end && (due === undefined || timer.next < due.next)) {
+          due = timer;
+        }
+      }
+      if (due === undefined) break;
+      this.#now = due.next;
+      due.next += due.ms;
+      due.tick();
+    }
+    this.#now = end;
+  }
 }

@@ -20,6 +20,12 @@ import { authInfoOf } from "./_auth_info.ts";
 import { pathnameOf } from "./_pathname.ts";
 import { readPostMessage } from "./_post.ts";
 import {
+  type Clock,
+  clockOf,
+  type SessionEntry,
+  SessionTable,
+} from "./_session_table.ts";
+import {
   CODE,
   onBodyEnd,
   positiveInteger,
@@ -103,9 +109,6 @@ export const DEFAULT_SESSIONS_PER_MINUTE: number = 20;
  * ```
  */
 export const DEFAULT_SESSION_BURST: number = 60;
-
-const MAX_SWEEP_MS = 60_000;
-const MIN_SWEEP_MS = 10;
 
 /**
  * Options for {@linkcode sessions}.
@@ -235,18 +238,6 @@ export interface SessionsLayer {
   close(): Promise<void>;
 }
 
-interface HttpSession {
-  id: string | undefined;
-  transport: WebStandardStreamableHTTPServerTransport;
-  /** Requests whose response body is still open. */
-  active: number;
-  lastSeen: number;
-  /** When `initialize` made it a session, for the unused timeout. */
-  createdAt: number;
-  /** Whether a request has come with its id since `initialize`. */
-  used: boolean;
-}
-
 /**
  * Creates the sessions layer serving `host` at `options.path` (`/mcp`):
  * status codes in the order the spec implies (405, 406, 415, then the
@@ -284,6 +275,33 @@ export function sessions(
       }`,
     );
   }
+  const endpoint = new Endpoint(host, configOf(options), clockOf(options));
+  const layer =
+    ((request: Request, next, info) =>
+      endpoint.handle(request, next, info)) as SessionsLayer;
+  Object.defineProperties(layer, {
+    sessionCount: { get: () => endpoint.sessionCount, enumerable: true },
+    close: { value: () => endpoint.close(), enumerable: true },
+  });
+  return layer;
+}
+
+/** The options of {@linkcode sessions}, checked and with their defaults. */
+interface Config {
+  path: string;
+  stateless: boolean;
+  jsonResponse: boolean;
+  idleMs: number;
+  unusedMs: number;
+  maxSessions: number;
+  perMinute: number;
+  burst: number;
+  history: number;
+  retryMs: number | undefined;
+}
+
+/** Checks `options`: TypeError for a wrong shape, RangeError out of range. */
+function configOf(options: SessionsOptions): Config {
   const path = options.path ?? "/mcp";
   if (typeof path !== "string" || !path.startsWith("/")) {
     throw new TypeError(
@@ -321,7 +339,6 @@ export function sessions(
     options.sessionBurst,
     DEFAULT_SESSION_BURST,
   );
-  const limiter = new RateLimiter({ perMinute, burst });
   const history = options.eventHistory ?? 0;
   if (!Number.isSafeInteger(history) || history < 0) {
     throw new RangeError(
@@ -331,124 +348,213 @@ export function sessions(
   const retryMs = options.retryMs === undefined
     ? undefined
     : positiveInteger("retryMs", options.retryMs, 0);
-  const stateless = options.stateless === true;
-  const jsonResponse = options.jsonResponse === true;
+  return {
+    path,
+    stateless: options.stateless === true,
+    jsonResponse: options.jsonResponse === true,
+    idleMs,
+    unusedMs,
+    maxSessions,
+    perMinute,
+    burst,
+    history,
+    retryMs,
+  };
+}
 
-  const open = new Map<string, HttpSession>();
-  /** The open sessions not used since `initialize`, oldest first. */
-  const unused = new Set<HttpSession>();
-  /** Sessions created for one request: stateless ones and initialisations in progress. */
-  const transient = new Set<HttpSession>();
-  let closing: Promise<void> | undefined;
-  let sweeper: ReturnType<typeof setInterval> | undefined;
+type Transport = WebStandardStreamableHTTPServerTransport;
+type Session = SessionEntry<Transport>;
 
-  function newSession(withId: boolean): HttpSession {
-    const session: HttpSession = {
-      id: undefined,
-      transport:
-        undefined as unknown as WebStandardStreamableHTTPServerTransport,
-      active: 0,
-      lastSeen: performance.now(),
-      createdAt: performance.now(),
-      used: false,
-    };
-    session.transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: withId ? () => crypto.randomUUID() : undefined,
-      onsessioninitialized: (id: string) => {
-        session.id = id;
-        session.createdAt = performance.now();
-        // Counted once: open from here on, no longer in progress.
-        transient.delete(session);
-        open.set(id, session);
-        unused.add(session);
-        startSweeper();
-      },
-      // JSON answers are collapsed from the SSE stream here: the SDK's own
-      // JSON mode keeps one entry per POST for the session's lifetime and
-      // never settles a request whose session closes (typescript-sdk#2559).
-      eventStore: history > 0 && withId
-        ? new MemoryEventStore(history)
-        : undefined,
-      retryInterval: retryMs,
+/** The requests of one sessions layer, served from its session table. */
+class Endpoint {
+  readonly #host: SessionHost;
+  readonly #config: Config;
+  readonly #table: SessionTable<Transport>;
+  readonly #limiter: RateLimiter;
+  #closing: Promise<void> | undefined;
+
+  constructor(host: SessionHost, config: Config, clock: Clock) {
+    this.#host = host;
+    this.#config = config;
+    this.#table = new SessionTable({ ...config, clock });
+    this.#limiter = new RateLimiter({
+      perMinute: config.perMinute,
+      burst: config.burst,
+      now: () => clock.now(),
     });
-    session.transport.onclose = () => forget(session);
-    return session;
   }
 
-  function forget(session: HttpSession): void {
-    transient.delete(session);
-    unused.delete(session);
-    if (session.id !== undefined) open.delete(session.id);
+  get sessionCount(): number {
+    return this.#table.size;
   }
 
-  /** Closes a session and takes it out of the tables at once. */
-  function end(session: HttpSession): void {
-    forget(session);
-    session.transport.close().catch(() => {});
-  }
-
-  /** A request came with the session's id: it is in use. */
-  function touch(session: HttpSession): void {
-    if (session.used) return;
-    session.used = true;
-    unused.delete(session);
+  async handle(
+    request: Request,
+    next: (request: Request) => Promise<Response>,
+    info: { readonly remoteAddr: Deno.Addr } | undefined,
+  ): Promise<Response> {
+    if (this.#closing !== undefined) return shuttingDown();
+    if (pathnameOf(request.url) !== this.#config.path) {
+      return await next(request);
+    }
+    const sessionId = request.headers.get(SESSION_HEADER);
+    const stateless = this.#config.stateless;
+    switch (request.method) {
+      case "POST":
+        return await this.#post(request, sessionId, info);
+      case "GET":
+      case "DELETE": {
+        if (stateless) return methodNotAllowed("POST");
+        if (sessionId === null) {
+          return rpcError(
+            400,
+            CODE.TRANSPORT,
+            "Bad Request: Mcp-Session-Id header is required",
+          );
+        }
+        const session = this.#table.get(sessionId);
+        if (session === undefined) return sessionNotFound();
+        this.#table.touch(session);
+        return await this.#forward(session, request, undefined);
+      }
+      default:
+        return methodNotAllowed(stateless ? "POST" : "GET, POST, DELETE");
+    }
   }
 
   /**
-   * When `session` expires unless a request comes first: an unused one
-   * `unusedMs` after `initialize`, whether or not the answer to it is still
-   * being sent; any one `idleMs` after its last request ended, never while
-   * a stream is open.
+   * Stops taking requests (new ones get 503); when the host has a
+   * `close()`, calls it so in-flight calls finish within its grace period;
+   * then closes every session.
    */
-  function deadline(session: HttpSession): number {
-    const idle = session.active === 0 ? session.lastSeen + idleMs : Infinity;
-    return session.used ? idle : Math.min(idle, session.createdAt + unusedMs);
+  close(): Promise<void> {
+    return this.#closing ??= this.#shutdown();
   }
 
-  /** Ends every session past its deadline; answers the earliest deadline left. */
-  function sweep(now: number): number {
-    let earliest = Infinity;
-    for (const session of open.values()) {
-      const at = deadline(session);
-      if (at <= now) end(session);
-      else earliest = Math.min(earliest, at);
+  async #shutdown(): Promise<void> {
+    this.#table.stopExpiry();
+    const closable = this.#host as SessionHost & { close?: unknown };
+    if (typeof closable.close === "function") await closable.close();
+    await this.#table.closeAll();
+  }
+
+  async #post(
+    request: Request,
+    sessionId: string | null,
+    info: { readonly remoteAddr: Deno.Addr } | undefined,
+  ): Promise<Response> {
+    const post = await readPostMessage(request, CODE.TRANSPORT);
+    if (post.refusal !== undefined) return post.refusal;
+    const message = post.message;
+    const problem = checkMessages(message);
+    if (problem !== undefined) {
+      return rpcError(400, CODE.INVALID_REQUEST, `Invalid Request: ${problem}`);
     }
-    return earliest;
+    if (this.#config.stateless) {
+      const session = this.#newSession(false);
+      // One request per session, with no initialize before it.
+      session.transport.stateless = true;
+      await this.#host.connect(session.transport);
+      return await this.#forward(session, request, message, () => {
+        session.transport.close().catch(() => {});
+      });
+    }
+    if (sessionId !== null) {
+      const session = this.#table.get(sessionId);
+      if (session === undefined) return sessionNotFound();
+      this.#table.touch(session);
+      return await this.#forward(session, request, message);
+    }
+    if (!isInitialize(message)) {
+      return rpcError(
+        400,
+        CODE.TRANSPORT,
+        "Bad Request: Mcp-Session-Id header is required (send initialize first)",
+      );
+    }
+    // The address is read only when a session is to be made, not per call.
+    const refusal = this.#admit(clientKey(info));
+    if (refusal !== undefined) return refusal;
+    const session = this.#newSession(true);
+    try {
+      await this.#host.connect(session.transport);
+      return await this.#forward(session, request, message);
+    } finally {
+      this.#table.settle(session);
+    }
   }
 
-  function startSweeper(): void {
-    if (sweeper !== undefined) return;
-    const every = Math.min(
-      MAX_SWEEP_MS,
-      Math.max(MIN_SWEEP_MS, Math.min(idleMs, unusedMs) / 2),
+  /** A session in progress in the table, with its SDK transport. */
+  #newSession(withId: boolean): Session {
+    const table = this.#table;
+    const history = this.#config.history;
+    // The callback runs on the first request, once `session` is set.
+    const session: Session = table.create(
+      new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: withId ? () => crypto.randomUUID() : undefined,
+        onsessioninitialized: (id: string) => table.bind(session, id),
+        // JSON answers are collapsed from the SSE stream here: the SDK's own
+        // JSON mode keeps one entry per POST for the session's lifetime and
+        // never settles a request whose session closes (typescript-sdk#2559).
+        eventStore: history > 0 && withId
+          ? new MemoryEventStore(history)
+          : undefined,
+        retryInterval: this.#config.retryMs,
+      }),
     );
-    const timer = setInterval(() => {
-      sweep(performance.now());
-      if (open.size === 0) stopSweeper();
-    }, every);
-    sweeper = timer;
-    Deno.unrefTimer(timer);
+    session.transport.onclose = () => table.forget(session);
+    return session;
   }
 
-  function stopSweeper(): void {
-    clearInterval(sweeper);
-    sweeper = undefined;
+  /**
+   * Whether a new session may be made now: undefined if so (after closing
+   * the oldest unused session when the table is full), otherwise the
+   * refusal, 503 when full of sessions in use, 429 when this client
+   * created too many lately.
+   */
+  #admit(key: string | undefined): Response | undefined {
+    const room = this.#table.room();
+    if (!room.ok) return this.#tooManySessions(room.retryMs);
+    if (key !== undefined) {
+      const waitMs = this.#limiter.take(key);
+      if (waitMs > 0) {
+        const seconds = Math.ceil(waitMs / 1000);
+        const { perMinute, burst } = this.#config;
+        return rpcError(
+          429,
+          CODE.TRANSPORT,
+          `Too Many Requests: this client may create ${perMinute} sessions a minute, ${burst} at once; retry in ${seconds} s`,
+          { headers: { "retry-after": String(seconds) } },
+        );
+      }
+    }
+    if (room.victim !== undefined) this.#table.end(room.victim);
+    return undefined;
+  }
+
+  #tooManySessions(waitMs: number): Response {
+    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+    return rpcError(
+      503,
+      CODE.TRANSPORT,
+      `Service Unavailable: ${this.#config.maxSessions} sessions are open, the most allowed; the first can end in ${seconds} s`,
+      { headers: { "retry-after": String(seconds) } },
+    );
   }
 
   /** Hands a request to a session's transport and tracks its response body. */
-  async function forward(
-    session: HttpSession,
+  async #forward(
+    session: Session,
     request: Request,
     parsedBody: unknown,
     afterwards?: () => void,
   ): Promise<Response> {
-    session.active++;
+    this.#table.enter(session);
     let done = false;
     const finish = () => {
       if (done) return;
       done = true;
-      session.active--;
-      session.lastSeen = performance.now();
+      this.#table.leave(session);
       afterwards?.();
     };
     let response: Response;
@@ -468,167 +574,10 @@ export function sessions(
       throw error;
     }
     const tracked = onBodyEnd(response, finish);
-    return jsonResponse
+    return this.#config.jsonResponse
       ? await collapseToJson(tracked, Array.isArray(parsedBody))
       : tracked;
   }
-
-  /**
-   * Whether a new session may be made now: undefined if so (after closing
-   * the oldest unused session when the table is full), otherwise the
-   * refusal, 503 when full of sessions in use, 429 when this client
-   * created too many lately.
-   */
-  function admit(key: string | undefined): Response | undefined {
-    let victim: HttpSession | undefined;
-    if (open.size + transient.size >= maxSessions) {
-      const now = performance.now();
-      // Exact here, whatever the sweeper's period: the Retry-After below
-      // promises room once the earliest deadline has passed.
-      const earliest = sweep(now);
-      if (open.size + transient.size >= maxSessions) {
-        victim = unused.values().next().value;
-        if (victim === undefined) return tooManySessions(earliest, now);
-      }
-    }
-    if (key !== undefined) {
-      const waitMs = limiter.take(key);
-      if (waitMs > 0) {
-        const seconds = Math.ceil(waitMs / 1000);
-        return rpcError(
-          429,
-          CODE.TRANSPORT,
-          `Too Many Requests: this client may create ${perMinute} sessions a minute, ${burst} at once; retry in ${seconds} s`,
-          { headers: { "retry-after": String(seconds) } },
-        );
-      }
-    }
-    if (victim !== undefined) end(victim);
-    return undefined;
-  }
-
-  function tooManySessions(earliest: number, now: number): Response {
-    // Initialisations in progress become unused sessions, which a new
-    // initialize may close; with every session streaming, none can expire
-    // sooner than idleMs after its stream ends.
-    const waitMs = transient.size > 0
-      ? 1000
-      : earliest === Infinity
-      ? idleMs
-      : earliest - now;
-    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
-    return rpcError(
-      503,
-      CODE.TRANSPORT,
-      `Service Unavailable: ${maxSessions} sessions are open, the most allowed; the first can end in ${seconds} s`,
-      { headers: { "retry-after": String(seconds) } },
-    );
-  }
-
-  async function handlePost(
-    request: Request,
-    sessionId: string | null,
-    info: { readonly remoteAddr: Deno.Addr } | undefined,
-  ): Promise<Response> {
-    const post = await readPostMessage(request, CODE.TRANSPORT);
-    if (post.refusal !== undefined) return post.refusal;
-    const message = post.message;
-    const problem = checkMessages(message);
-    if (problem !== undefined) {
-      return rpcError(400, CODE.INVALID_REQUEST, `Invalid Request: ${problem}`);
-    }
-
-    if (stateless) {
-      const session = newSession(false);
-      // One request per session, with no initialize before it.
-      session.transport.stateless = true;
-      transient.add(session);
-      await host.connect(session.transport);
-      return await forward(session, request, message, () => {
-        session.transport.close().catch(() => {});
-      });
-    }
-    if (sessionId !== null) {
-      const session = open.get(sessionId);
-      if (session === undefined) return sessionNotFound();
-      touch(session);
-      return await forward(session, request, message);
-    }
-    if (!isInitialize(message)) {
-      return rpcError(
-        400,
-        CODE.TRANSPORT,
-        "Bad Request: Mcp-Session-Id header is required (send initialize first)",
-      );
-    }
-    // The address is read only when a session is to be made, not per call.
-    const refusal = admit(clientKey(info));
-    if (refusal !== undefined) return refusal;
-    const session = newSession(true);
-    transient.add(session);
-    try {
-      await host.connect(session.transport);
-      return await forward(session, request, message);
-    } finally {
-      transient.delete(session);
-      // An initialisation the transport refused leaves a session nobody can reach.
-      if (session.id === undefined) session.transport.close().catch(() => {});
-    }
-  }
-
-  async function handle(
-    request: Request,
-    next: (request: Request) => Promise<Response>,
-    info: { readonly remoteAddr: Deno.Addr } | undefined,
-  ): Promise<Response> {
-    if (closing !== undefined) return shuttingDown();
-    if (pathnameOf(request.url) !== path) return await next(request);
-    const sessionId = request.headers.get(SESSION_HEADER);
-    switch (request.method) {
-      case "POST":
-        return await handlePost(request, sessionId, info);
-      case "GET":
-      case "DELETE": {
-        if (stateless) return methodNotAllowed("POST");
-        if (sessionId === null) {
-          return rpcError(
-            400,
-            CODE.TRANSPORT,
-            "Bad Request: Mcp-Session-Id header is required",
-          );
-        }
-        const session = open.get(sessionId);
-        if (session === undefined) return sessionNotFound();
-        touch(session);
-        return await forward(session, request, undefined);
-      }
-      default:
-        return methodNotAllowed(stateless ? "POST" : "GET, POST, DELETE");
-    }
-  }
-
-  async function shutdown(): Promise<void> {
-    stopSweeper();
-    const closable = host as SessionHost & { close?: unknown };
-    if (typeof closable.close === "function") await closable.close();
-    const all = [...open.values(), ...transient];
-    await Promise.all(all.map((s) => s.transport.close().catch(() => {})));
-    open.clear();
-    unused.clear();
-    transient.clear();
-  }
-
-  const layer =
-    ((request: Request, next, info) =>
-      handle(request, next, info)) as SessionsLayer;
-  Object.defineProperties(layer, {
-    sessionCount: { get: () => open.size, enumerable: true },
-    close: {
-      value: () => (closing ??= shutdown()),
-      enumerable: true,
-    },
-  });
-  return layer;
 }
 
 /** What is wrong with a body's JSON-RPC 2.0 shape, if anything. */
