@@ -4,6 +4,7 @@ import { createServer, json, text } from "../../mod.ts";
 import { wrapProbe } from "../probe.ts";
 import { connect, type RpcError } from "../testing/testing.ts";
 import type { McpTransport } from "../jsonrpc/types.ts";
+import { until } from "../testing/_until.ts";
 
 Deno.test("server.tool() refuses bad definitions at registration", async (t) => {
   const server = createServer({ name: "s", version: "1" });
@@ -48,11 +49,13 @@ Deno.test("a tool's signal aborts when the client cancels the call", async () =>
   const server = createServer({ name: "s", version: "1" });
   let aborted: (reason: unknown) => void;
   const abortedPromise = new Promise((resolve) => (aborted = resolve));
+  const started = Promise.withResolvers<void>();
   server.tool({
     name: "wait",
     description: "Waits for cancellation",
     handler: (_args, ctx) =>
       new Promise((_, reject) => {
+        started.resolve();
         ctx.signal.addEventListener("abort", () => {
           aborted(ctx.signal.reason);
           reject(ctx.signal.reason);
@@ -62,7 +65,7 @@ Deno.test("a tool's signal aborts when the client cancels the call", async () =>
   await using client = await connect(server);
   const controller = new AbortController();
   const call = client.call("wait", {}, { signal: controller.signal });
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  await started.promise;
   controller.abort("user pressed stop");
   await assert.rejects(call);
   assert.ok(await abortedPromise);
@@ -107,7 +110,10 @@ Deno.test("ctx.progress() and ctx.log reach the client as notifications", async 
     async () => {
       await using client = await connect(server);
       await client.call("work", {}, { meta: { progressToken: "p1" } });
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await until(
+        "two progress and two log notifications",
+        () => client.notifications.length >= 4,
+      );
       assert.deepEqual(client.notifications, [
         {
           method: "notifications/progress",
@@ -143,7 +149,8 @@ Deno.test("ctx.progress() and ctx.log reach the client as notifications", async 
       await using client = await connect(server);
       await client.request("logging/setLevel", { level: "warning" });
       await client.call("work");
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      // Sent in order, so a debug message that was not filtered would come first.
+      await until("the warning", () => client.notifications.length >= 1);
       assert.deepEqual(client.notifications.map((n) => n.params?.level), [
         "warning",
       ]);
@@ -219,7 +226,7 @@ Deno.test("tools registered after connect are announced with list_changed", asyn
   const server = createServer({ name: "s", version: "1" });
   await using client = await connect(server);
   server.tool({ name: "late", description: "d", handler: () => text("x") });
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  await until("list_changed", () => client.notifications.length >= 1);
   assert.deepEqual(client.notifications, [{
     method: "notifications/tools/list_changed",
   }]);
@@ -228,18 +235,22 @@ Deno.test("tools registered after connect are announced with list_changed", asyn
 
 Deno.test("close() refuses new calls and lets in-flight calls finish", async () => {
   const server = createServer({ name: "s", version: "1" }, { graceMs: 1000 });
+  const started = Promise.withResolvers<void>();
+  const release = Promise.withResolvers<void>();
   server.tool({
     name: "slow",
     description: "d",
     handler: async () => {
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      started.resolve();
+      await release.promise;
       return text("finished");
     },
   });
   const client = await connect(server);
   const inFlight = client.call("slow");
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  await started.promise;
   const closing = server.close();
+  release.resolve();
   assert.deepEqual(await inFlight, {
     content: [{ type: "text", text: "finished" }],
   });
@@ -368,7 +379,12 @@ Deno.test("resources, templates, prompts and completion answer as MCP says", asy
       await using other = await connect(server);
       await client.request("resources/subscribe", { uri: "config://app" });
       await server.resourceUpdated("config://app");
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await until(
+        "resources/updated",
+        () =>
+          client.notifications.at(-1)?.method ===
+            "notifications/resources/updated",
+      );
       assert.deepEqual(client.notifications.at(-1), {
         method: "notifications/resources/updated",
         params: { uri: "config://app" },
@@ -523,10 +539,15 @@ Deno.test("a cancelled call stops counting as in flight even if its handler igno
   const server = createServer({ name: "s", version: "1" }, { graceMs: 5_000 });
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
+  const running = Promise.withResolvers<void>();
+  const aborted = Promise.withResolvers<void>();
   server.tool({
     name: "deaf",
     description: "Ignores its signal",
-    handler: async () => {
+    handler: async (_args, ctx) => {
+      // Heard, for the test to know the cancel arrived, but not obeyed.
+      ctx.signal.addEventListener("abort", () => aborted.resolve());
+      running.resolve();
       await released;
       return text("late");
     },
@@ -534,10 +555,10 @@ Deno.test("a cancelled call stops counting as in flight even if its handler igno
   const client = await connect(server);
   const controller = new AbortController();
   const call = client.call("deaf", {}, { signal: controller.signal });
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  await running.promise;
   controller.abort("stop");
   await assert.rejects(call);
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  await aborted.promise;
   const started = performance.now();
   await server.close();
   // Shutdown would wait for the 5 s grace period if the cancelled call still counted.
@@ -547,7 +568,15 @@ Deno.test("a cancelled call stops counting as in flight even if its handler igno
 });
 
 Deno.test("serve() returns when close() is called, also when close() came first", async (t) => {
-  const never = () => new ReadableStream<Uint8Array>({ start() {} });
+  // Tells when the server reads its input, that is, serves.
+  let reading = Promise.withResolvers<void>();
+  const never = () =>
+    new ReadableStream<Uint8Array>({
+      pull() {
+        reading.resolve();
+        return new Promise(() => {});
+      },
+    });
   const sink = () => new WritableStream<Uint8Array>();
   const options = { exit: false, handleSignals: false } as const;
   await t.step("close() while serving", async () => {
@@ -557,12 +586,13 @@ Deno.test("serve() returns when close() is called, also when close() came first"
       readable: never(),
       writable: sink(),
     });
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await reading.promise;
     await server.close();
     await serving;
   });
   await t.step("close() before serving", async () => {
     const server = createServer({ name: "s", version: "1" });
+    reading = Promise.withResolvers<void>();
     await server.close();
     await server.serve({ ...options, readable: never(), writable: sink() });
   });
@@ -587,8 +617,9 @@ Deno.test("resourceTemplate() refuses a malformed URI template at registration",
 
 Deno.test("serve({ transport }) serves a custom transport until it closes", async () => {
   const sent: unknown[] = [];
+  const started = Promise.withResolvers<void>();
   const transport: McpTransport = {
-    start: () => Promise.resolve(),
+    start: () => (started.resolve(), Promise.resolve()),
     send: (message) => {
       sent.push(message);
       return Promise.resolve();
@@ -604,7 +635,7 @@ Deno.test("serve({ transport }) serves a custom transport until it closes", asyn
     exit: false,
     handleSignals: false,
   });
-  await new Promise((resolve) => setTimeout(resolve, 0));
+  await started.promise;
   transport.onmessage?.({
     jsonrpc: "2.0",
     id: 1,
