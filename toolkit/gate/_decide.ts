@@ -106,6 +106,25 @@ export function unprobedVerdict(tool: string, decision: Decision): Verdict {
   };
 }
 
+/** How much of a call's arguments, as JSON, the user is shown when asked. */
+const MAX_SHOWN_ARGUMENTS = 1000;
+
+/**
+ * The question with the call's arguments, so that the user sees what the
+ * tool is asked to do (a tool without the probe reports nothing else). Only
+ * the user sees them: the audit never holds an argument value.
+ */
+export function withArguments(question: string, args: unknown): string {
+  if (args === undefined) return question;
+  const text = JSON.stringify(args);
+  const shown = text.length <= MAX_SHOWN_ARGUMENTS
+    ? text
+    : `${
+      text.slice(0, MAX_SHOWN_ARGUMENTS)
+    }… (${text.length} characters in all)`;
+  return `${question}\nArguments: ${shown}`;
+}
+
 /** The refusal after the user's answer, for `call` ("write_file (write:a)"). */
 function declinedCall(call: string): (action: string) => string {
   return (action) =>

@@ -1,0 +1,289 @@
+// Internal: the decision on each tools/call of the host. A probed tool is
+// probed and its patterns decided by the policy in force; any other tool
+// gets its `tools` entry or the `unprobed` decision. Then the call is
+// forwarded, refused, or the user is asked: with `elicitation/create` in a
+// 2025 session, in rounds (_approval_round.ts) from 2026-07-28. Each
+// decided call is one audit line.
+
+import { RPC_ERROR } from "../jsonrpc/mod.ts";
+import { META_PERMISSION_PATTERNS } from "../patterns/probe_meta.ts";
+import type { Decision } from "../policy/mod.ts";
+import { isRecord } from "../_util/json_type.ts";
+import { type ApprovalRound, readApprovalRound } from "./_approval_round.ts";
+import type { AuditLog, AuditOutcome } from "./_audit.ts";
+import {
+  probedVerdict,
+  toolVerdict,
+  unprobedVerdict,
+  type Verdict,
+  withArguments,
+} from "./_decide.ts";
+import {
+  asksForms,
+  eraCapabilities,
+  eraMeta,
+  isStateless,
+  refusal,
+} from "./_era.ts";
+import {
+  Cancelled,
+  type PendingCall,
+  type PendingCalls,
+} from "./_pending_calls.ts";
+import {
+  callToForward,
+  probeParams,
+  readProbeAnswer,
+} from "./_pattern_meta.ts";
+import type { PolicySource } from "./_policy_source.ts";
+import type { HostRequest, Relay } from "./_relay.ts";
+import type { ToolList } from "./_tool_list.ts";
+
+/** What a {@linkcode Gatekeeper} decides with. */
+export interface GatekeeperOptions {
+  /** The policy in force. */
+  source: PolicySource;
+  /** The server's tools, as far as seen. */
+  tools: ToolList;
+  /** Where each decided call is recorded. */
+  audit: AuditLog | undefined;
+  /** The gate's own lines. */
+  log: (line: string) => void;
+}
+
+/** Decides the host's calls, one {@linkcode PendingCalls} entry each. */
+export class Gatekeeper {
+  #relay: Relay;
+  #pending: PendingCalls;
+  #tools: ToolList;
+  #source: PolicySource;
+  #audit: AuditLog | undefined;
+  #log: (line: string) => void;
+  #hostCanElicit = false;
+
+  constructor(relay: Relay, pending: PendingCalls, options: GatekeeperOptions) {
+    this.#relay = relay;
+    this.#pending = pending;
+    this.#tools = options.tools;
+    this.#source = options.source;
+    this.#audit = options.audit;
+    this.#log = options.log;
+  }
+
+  /** Reads the capabilities of a host's `initialize`: can it be asked? */
+  hostInitialized(params: Record<string, unknown> | undefined): void {
+    this.#hostCanElicit = asksForms(params?.capabilities);
+  }
+
+  /** Decides a host's `tools/call` and answers or forwards it. */
+  call(message: HostRequest): void {
+    this.#pending.run(message.id, (call) => this.#decide(message, call));
+  }
+
+  async #decide(message: HostRequest, call: PendingCall): Promise<void> {
+    const started = performance.now();
+    const params = message.params ?? {};
+    const name = params.name;
+    const meta = isRecord(params._meta) ? params._meta : undefined;
+    if (typeof name !== "string") {
+      // The server answers the malformed call with its own protocol error.
+      this.#forwardCall(message, undefined);
+      return;
+    }
+    // A 2026-07-28 host names its revision and capabilities on every
+    // request, not in initialize: the gate's own requests for this call
+    // must carry them too, or the server cannot tell what they are.
+    const era = eraMeta(meta);
+    // A call that answers an earlier round of the gate's own carries the
+    // gate's state, which the server must not see.
+    let round = era !== undefined && params.requestState !== undefined
+      ? await readApprovalRound(name, params)
+      : undefined;
+    if (this.#tools.get(name) === undefined) {
+      await this.#pending.withCancel(call, this.#tools.fetch(era));
+    }
+    const tool = this.#tools.get(name);
+    if (tool === undefined) {
+      // Not listed even in a fresh list: there is nothing to ask the user
+      // about, and a server answers a call of a tool it lacks with this same
+      // protocol error. A tool it hides is never run unchecked.
+      this.#record(name, [], "error", "unknown-tool", null, started);
+      this.#relay.answerHost(message.id, {
+        error: {
+          code: RPC_ERROR.INVALID_PARAMS,
+          message: `Unknown tool: ${JSON.stringify(name)}`,
+        },
+      });
+      return;
+    }
+    const probed = tool.probed;
+    if (probed && meta?.[META_PERMISSION_PATTERNS] === true) {
+      // The host's own probe runs nothing. Any other flag value is decided
+      // as a call (a toolkit server refuses it; no other server may run it
+      // unchecked).
+      this.#forwardCall(message, undefined, undefined, false);
+      return;
+    }
+    const { tools, unprobed } = this.#source.current();
+    const entry = tools.get(name);
+    let verdict: Verdict;
+    if (!probed) {
+      verdict = entry === undefined
+        ? unprobedVerdict(name, unprobed)
+        : toolVerdict(name, entry);
+    } else if (entry === "deny") {
+      // Refused whatever its patterns: there is nothing to probe for.
+      verdict = toolVerdict(name, entry);
+    } else {
+      const answer = await this.#pending.requestServer(
+        call,
+        "tools/call",
+        probeParams(params, era),
+      );
+      const probe = readProbeAnswer(answer, name, era);
+      if ("reply" in probe) {
+        this.#relay.answerHost(message.id, probe.reply);
+        this.#record(name, [], "error", "probe-error", null, started);
+        return;
+      }
+      // The policy in force once the patterns are known, after any reload
+      // during the probe.
+      const now = this.#source.current();
+      const nowEntry = now.tools.get(name);
+      verdict = nowEntry === "deny"
+        ? toolVerdict(name, nowEntry)
+        : probedVerdict(
+          name,
+          probe.patterns,
+          now.policy.evaluate(probe.patterns),
+          nowEntry,
+        );
+    }
+    const record = (outcome: AuditOutcome) =>
+      this.#record(
+        name,
+        verdict.patterns,
+        verdict.decision,
+        outcome,
+        verdict.rule,
+        started,
+      );
+    const approved = probed ? verdict.patterns : undefined;
+    if (verdict.decision === "allow") {
+      record("forwarded");
+      this.#forwardCall(message, approved, round);
+      return;
+    }
+    if (verdict.decision === "deny") {
+      record("denied");
+      this.#relay.answerHost(message.id, {
+        result: refusal(verdict.denied, era),
+      });
+      return;
+    }
+    // A 2026-07-28 host declares its capabilities on each request, and is
+    // asked in rounds: the question is this call's answer.
+    const stateless = isStateless(era);
+    const canAsk = stateless
+      ? asksForms(eraCapabilities(era))
+      : this.#hostCanElicit;
+    if (!canAsk) {
+      record("refused");
+      this.#relay.answerHost(message.id, {
+        result: refusal(verdict.cannotAsk, era),
+      });
+      return;
+    }
+    const question = withArguments(verdict.question, params.arguments);
+    let action: string;
+    if (stateless) {
+      round ??= await readApprovalRound(name, params);
+      const answered = round.answer(verdict.patterns);
+      if (answered === undefined) {
+        this.#relay.answerHost(message.id, {
+          result: round.ask(question, verdict.patterns),
+        });
+        return;
+      }
+      action = answered;
+    } else {
+      try {
+        action = await this.#elicit(call, question);
+      } catch (error) {
+        if (error instanceof Cancelled) record("cancelled");
+        throw error;
+      }
+    }
+    if (action === "accept") {
+      record("approved");
+      this.#forwardCall(message, approved, round);
+      return;
+    }
+    record(action === "decline" ? "declined" : "refused");
+    this.#relay.answerHost(message.id, {
+      result: refusal(verdict.declined(action), era),
+    });
+  }
+
+  /** Asks a host in a session with `elicitation/create`; resolves with its action (`error` for an error). */
+  async #elicit(call: PendingCall, question: string): Promise<string> {
+    const answer = await this.#pending.requestHost(
+      call,
+      "elicitation/create",
+      {
+        message: question,
+        requestedSchema: { type: "object", properties: {} },
+      },
+    );
+    if ("error" in answer) {
+      this.#log(`the host could not ask the user: ${answer.error.message}`);
+      return "error";
+    }
+    const action = "result" in answer ? answer.result.action : undefined;
+    return typeof action === "string" ? action : "error";
+  }
+
+  /**
+   * Forwards a call (see callToForward), or answers it with an error once
+   * the server has stopped.
+   */
+  #forwardCall(
+    message: HostRequest,
+    approved: readonly string[] | undefined,
+    round?: ApprovalRound,
+    strip = true,
+  ): void {
+    if (this.#relay.phase === "done") {
+      this.#relay.answerHost(message.id, {
+        error: {
+          code: RPC_ERROR.CONNECTION_CLOSED,
+          message: "The server has stopped",
+        },
+      });
+      return;
+    }
+    this.#relay.forward(
+      callToForward(message, approved, { params: round?.params, strip }),
+    );
+  }
+
+  #record(
+    tool: string,
+    patterns: readonly string[],
+    decision: Decision | "error",
+    outcome: AuditOutcome,
+    rule: string | null,
+    started: number,
+  ): void {
+    const elapsedMs = Math.round((performance.now() - started) * 1000) / 1000;
+    this.#audit?.write({
+      time: new Date().toISOString(),
+      tool,
+      patterns,
+      decision,
+      outcome,
+      rule,
+      elapsedMs,
+    });
+  }
+}

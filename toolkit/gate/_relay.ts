@@ -1,0 +1,360 @@
+// Internal: the relay between the host and the server. It passes every
+// message through both ways with ids kept straight (see _ids.ts), sends the
+// gate's own requests on the same connections and routes their answers
+// back, and hands the few messages the gate acts on (a host's tools/call,
+// its cancellations, its initialize, the server's tool list) to the
+// handlers it is started with. It decides nothing.
+
+import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/mod.ts";
+import { RPC_ERROR } from "../jsonrpc/mod.ts";
+import { StdioTransport } from "../stdio/mod.ts";
+import { IdSpace } from "./_ids.ts";
+
+/** A request from the host. */
+export type HostRequest = Extract<
+  JsonRpcMessage,
+  { method: string; id: JsonRpcId }
+>;
+
+/** The body of an answer the gate gives the host itself. */
+export type Reply =
+  | { result: Record<string, unknown> }
+  | { error: { code: number; message: string; data?: unknown } };
+
+/**
+ * Where the relay is: `running`, then `closing` once the host has gone or
+ * the gate is closed (new host requests are refused), then `done` once the
+ * server has exited (nothing more is sent to it).
+ */
+export type Phase = "running" | "closing" | "done";
+
+/** What the relay hands on instead of (or besides) passing it through. */
+export interface RelayHandlers {
+  /** A host's `tools/call`: the handler answers or forwards it, in its own time. */
+  call(message: HostRequest): void;
+  /** A host's cancellation of `requestId`; `true` when the handler owned that call. */
+  cancel(requestId: JsonRpcId, reason: unknown): boolean;
+  /** The params of the host's `initialize` (forwarded as well). */
+  initialize(params: Record<string, unknown> | undefined): void;
+  /** The result of a host's `tools/list` (passed on as well). */
+  toolsListed(result: Record<string, unknown>): void;
+  /** The server's `notifications/tools/list_changed` (passed on as well). */
+  toolsChanged(): void;
+  /** The host closed its side. */
+  hostEnded(): void;
+}
+
+/** The streams of both sides. */
+export interface RelayStreams {
+  /** The server's stdout. */
+  serverReadable: ReadableStream<Uint8Array>;
+  /** The server's stdin; closing the relay leaves it open. */
+  serverWritable: WritableStream<Uint8Array>;
+  /** The host's messages; this process's stdin when absent. */
+  hostReadable?: ReadableStream<Uint8Array>;
+  /** The host's answers; this process's stdout when absent. */
+  hostWritable?: WritableStream<Uint8Array>;
+}
+
+/** An answer the gate waits for. */
+interface Pending {
+  resolve: (message: JsonRpcMessage) => void;
+  reject: (error: Error) => void;
+}
+
+/** A request the gate sent, and the promise of its answer. */
+export interface OwnRequest {
+  /** The id it went out under. */
+  id: string;
+  /** The answer (a result or an error). */
+  answer: Promise<JsonRpcMessage>;
+}
+
+/** The two connections of a gate and the messages between them. */
+export class Relay {
+  /** Resolves when the server's stdout has ended. */
+  readonly serverEnded: Promise<void>;
+
+  #host: StdioTransport;
+  #server: StdioTransport;
+  #log: (line: string) => void;
+  #phase: Phase = "running";
+  #endServer!: () => void;
+  #lastServerSend: Promise<unknown> = Promise.resolve();
+
+  // Ids sent to the server and to the host.
+  #serverIds = new IdSpace();
+  #hostIds = new IdSpace();
+  // Host requests forwarded to the server, by the id they went out under.
+  #forwarded = new Map<JsonRpcId, { hostId: JsonRpcId; method: string }>();
+  // The gate's own requests, by id.
+  #ownToServer = new Map<string, Pending>();
+  #ownToHost = new Map<string, Pending>();
+
+  constructor(streams: RelayStreams, log: (line: string) => void) {
+    this.#log = log;
+    this.serverEnded = new Promise((resolve) => this.#endServer = resolve);
+    this.#server = new StdioTransport({
+      readable: streams.serverReadable,
+      // Closing it leaves the server's stdin open: the gate closes that
+      // itself (closeStdin), while the transport reads on until EOF.
+      writable: streams.serverWritable,
+    });
+    // Without streams, the host is this process's stdin and stdout, which
+    // StdioTransport reads and writes on the event loop when they are pipes.
+    this.#host = new StdioTransport({
+      readable: streams.hostReadable,
+      writable: streams.hostWritable,
+    });
+  }
+
+  /** Where the relay is; see {@linkcode Phase}. */
+  get phase(): Phase {
+    return this.#phase;
+  }
+
+  /** From `running` to `closing`: host requests are refused from now on. */
+  beginClosing(): void {
+    if (this.#phase === "running") this.#phase = "closing";
+  }
+
+  /** To `done`, once the server has exited; `true` when it was still `running`. */
+  markDone(): boolean {
+    const wasRunning = this.#phase === "running";
+    this.#phase = "done";
+    return wasRunning;
+  }
+
+  /** Starts reading both sides. */
+  start(handlers: RelayHandlers): void {
+    this.#server.onmessage = (message) => this.#fromServer(message, handlers);
+    this.#server.onerror = (error) => {
+      if (this.#phase === "running") {
+        this.#log(`server connection: ${error.message}`);
+      }
+    };
+    this.#server.onend = () => this.#endServer();
+    this.#host.onmessage = (message) => this.#fromHost(message, handlers);
+    this.#host.onerror = (error) => {
+      if (this.#phase !== "done") {
+        this.#log(`host connection: ${error.message}`);
+      }
+    };
+    this.#host.onend = () => handlers.hostEnded();
+    this.#server.start();
+    this.#host.start();
+  }
+
+  // ---- host → server -------------------------------------------------
+
+  #fromHost(message: JsonRpcMessage, handlers: RelayHandlers): void {
+    if ("method" in message) {
+      if ("id" in message) this.#hostRequest(message, handlers);
+      else this.#hostNotification(message, handlers);
+    } else {
+      this.#hostResponse(message);
+    }
+  }
+
+  #hostRequest(message: HostRequest, handlers: RelayHandlers): void {
+    if (this.#phase !== "running") {
+      this.answerHost(message.id, {
+        error: {
+          code: RPC_ERROR.INTERNAL_ERROR,
+          message: "The gate is shutting down",
+        },
+      });
+      return;
+    }
+    if (message.method === "initialize") handlers.initialize(message.params);
+    if (message.method === "tools/call") {
+      handlers.call(message);
+      return;
+    }
+    this.forward(message);
+  }
+
+  /** Sends a host's request on to the server, under an id the gate keeps straight. */
+  forward(message: HostRequest): void {
+    const id = this.#serverIds.forward(message.id);
+    this.#forwarded.set(id, { hostId: message.id, method: message.method });
+    this.toServer(id === message.id ? message : { ...message, id });
+  }
+
+  #hostNotification(
+    message: Extract<JsonRpcMessage, { method: string }>,
+    handlers: RelayHandlers,
+  ): void {
+    if (message.method === "notifications/cancelled") {
+      const requestId = message.params?.requestId as JsonRpcId;
+      if (handlers.cancel(requestId, message.params?.reason)) return;
+      const sentAs = this.#serverIds.sentAs(requestId);
+      if (this.#forwarded.has(sentAs)) {
+        // A cancelled request gets no answer; forget it now.
+        this.#forwarded.delete(sentAs);
+        this.#serverIds.settle(sentAs);
+      }
+      if (sentAs !== requestId) {
+        this.toServer({
+          ...message,
+          params: { ...message.params, requestId: sentAs },
+        });
+        return;
+      }
+    }
+    this.toServer(message);
+  }
+
+  #hostResponse(message: Exclude<JsonRpcMessage, { method: string }>): void {
+    const { id } = message;
+    if (id === null) {
+      this.#log(
+        `the host answered a message it could not read: ${
+          "error" in message ? message.error.message : ""
+        }`,
+      );
+      return;
+    }
+    if (this.#hostIds.isOwn(id)) {
+      const pending = this.#ownToHost.get(id);
+      this.#ownToHost.delete(id);
+      pending?.resolve(message);
+      return;
+    }
+    const original = this.#hostIds.settle(id);
+    if (original === undefined) return;
+    this.toServer(original === id ? message : { ...message, id: original });
+  }
+
+  // ---- server → host -------------------------------------------------
+
+  #fromServer(message: JsonRpcMessage, handlers: RelayHandlers): void {
+    if ("method" in message) {
+      if ("id" in message) {
+        const id = this.#hostIds.forward(message.id);
+        this.toHost(id === message.id ? message : { ...message, id });
+        return;
+      }
+      if (message.method === "notifications/tools/list_changed") {
+        handlers.toolsChanged();
+      } else if (message.method === "notifications/cancelled") {
+        const requestId = message.params?.requestId as JsonRpcId;
+        const sentAs = this.#hostIds.sentAs(requestId);
+        if (sentAs !== requestId) {
+          this.#hostIds.settle(sentAs);
+          this.toHost({
+            ...message,
+            params: { ...message.params, requestId: sentAs },
+          });
+          return;
+        }
+      }
+      this.toHost(message);
+      return;
+    }
+    const { id } = message;
+    if (id === null) {
+      this.#log(
+        `the server answered a message it could not read: ${
+          "error" in message ? message.error.message : ""
+        }`,
+      );
+      return;
+    }
+    if (this.#serverIds.isOwn(id)) {
+      const pending = this.#ownToServer.get(id);
+      this.#ownToServer.delete(id);
+      pending?.resolve(message);
+      return;
+    }
+    const forwarded = this.#forwarded.get(id);
+    if (forwarded === undefined) {
+      // An answer to a request the host cancelled, or one the gate never saw.
+      if (this.#serverIds.settle(id) === id) this.toHost(message);
+      return;
+    }
+    this.#forwarded.delete(id);
+    this.#serverIds.settle(id);
+    if (forwarded.method === "tools/list" && "result" in message) {
+      handlers.toolsListed(message.result);
+    }
+    this.toHost(
+      forwarded.hostId === id ? message : { ...message, id: forwarded.hostId },
+    );
+  }
+
+  // ---- the gate's own requests ---------------------------------------
+
+  /** Sends a request of the gate's own to the server; it fails once the server has stopped. */
+  requestServer(method: string, params: Record<string, unknown>): OwnRequest {
+    const id = this.#serverIds.own();
+    const answer = new Promise<JsonRpcMessage>((resolve, reject) => {
+      if (this.#phase === "done") {
+        reject(new Error("The server has stopped"));
+        return;
+      }
+      this.#ownToServer.set(id, { resolve, reject });
+    });
+    this.toServer({ jsonrpc: "2.0", id, method, params });
+    return { id, answer };
+  }
+
+  /** Sends a request of the gate's own to the host. */
+  requestHost(method: string, params: Record<string, unknown>): OwnRequest {
+    const id = this.#hostIds.own();
+    // The host's answer removes it (#hostResponse); nothing else settles it.
+    const answer = new Promise<JsonRpcMessage>((resolve, reject) => {
+      this.#ownToHost.set(id, { resolve, reject });
+    });
+    this.toHost({ jsonrpc: "2.0", id, method, params });
+    return { id, answer };
+  }
+
+  // ---- sending -------------------------------------------------------
+
+  /** Sends a message to the server, unless it has stopped. */
+  toServer(message: JsonRpcMessage): void {
+    if (this.#phase === "done") return;
+    const sent = this.#server.send(message).catch(() => {});
+    this.#lastServerSend = sent;
+  }
+
+  /** Sends a message to the host. */
+  toHost(message: JsonRpcMessage): void {
+    this.#host.send(message).catch(() => {});
+  }
+
+  /** Answers the host's request `id` with `reply`. */
+  answerHost(id: JsonRpcId, reply: Reply): void {
+    this.toHost({ jsonrpc: "2.0", id, ...reply } as JsonRpcMessage);
+  }
+
+  /** Resolves once the last message to the server has been written. */
+  flushed(): Promise<unknown> {
+    return this.#lastServerSend;
+  }
+
+  // ---- the end ---------------------------------------------------------
+
+  /** Answers every host request still waiting on the server with `error`. */
+  failForwarded(error: { code: number; message: string }): void {
+    for (const { hostId } of this.#forwarded.values()) {
+      this.answerHost(hostId, { error });
+    }
+    this.#forwarded.clear();
+  }
+
+  /** Fails every request of the gate's own still waiting on the server. */
+  failOwn(reason: string): void {
+    for (const pending of this.#ownToServer.values()) {
+      pending.reject(new Error(reason));
+    }
+    this.#ownToServer.clear();
+  }
+
+  /** Closes both connections (not the server's stdin). */
+  async close(): Promise<void> {
+    await this.#server.close().catch(() => {});
+    await this.#host.close().catch(() => {});
+  }
+}

@@ -1,0 +1,152 @@
+// Internal: one running gate. It wires the relay (_relay.ts) to the
+// decisions (_gatekeeper.ts) and runs the gate's life: a host EOF or
+// close() stops the calls still being decided and the server, and the
+// server's exit answers whatever is left and settles `finished`.
+
+import { RPC_ERROR } from "../jsonrpc/mod.ts";
+import type { AuditLog } from "./_audit.ts";
+import { Gatekeeper } from "./_gatekeeper.ts";
+import { messageOf } from "./_log.ts";
+import { PendingCalls } from "./_pending_calls.ts";
+import type { PolicySource } from "./_policy_source.ts";
+import { Relay } from "./_relay.ts";
+import type { ServerProcess } from "./_server_process.ts";
+import { serverExit, stopServer } from "./_shutdown.ts";
+import { ToolList } from "./_tool_list.ts";
+import type { Gate } from "./gate.ts";
+
+/** How long answers still in the server's pipe are awaited once it exited. */
+const DRAIN_MS = 1000;
+const SHUTTING_DOWN = "the gate is shutting down";
+
+/** What a {@linkcode GateSession} runs with, once started. */
+export interface SessionOptions {
+  /** The policy in force. */
+  source: PolicySource;
+  /** Where each decided call is recorded. */
+  audit: AuditLog | undefined;
+  /** The gate's own lines. */
+  log: (line: string) => void;
+  /** How long the server, and calls still being decided, get to finish. */
+  graceMs: number;
+  /** The host's messages; this process's stdin when absent. */
+  readable?: ReadableStream<Uint8Array>;
+  /** The host's answers; this process's stdout when absent. */
+  writable?: WritableStream<Uint8Array>;
+}
+
+/** A running gate between the host and the server `child`. */
+export class GateSession implements Gate {
+  readonly pid: number;
+  readonly finished: Promise<number>;
+
+  #child: ServerProcess;
+  #source: PolicySource;
+  #audit: AuditLog | undefined;
+  #log: (line: string) => void;
+  #graceMs: number;
+  #relay: Relay;
+  #pending: PendingCalls;
+  #tools: ToolList;
+  #gatekeeper: Gatekeeper;
+  #resolveFinished!: (code: number) => void;
+  #closing: Promise<number> | undefined;
+
+  constructor(child: ServerProcess, options: SessionOptions) {
+    this.#child = child;
+    this.pid = child.pid;
+    this.#source = options.source;
+    this.#audit = options.audit;
+    this.#log = options.log;
+    this.#graceMs = options.graceMs;
+    this.finished = new Promise((resolve) => this.#resolveFinished = resolve);
+    this.#relay = new Relay({
+      serverReadable: child.stdout,
+      serverWritable: child.stdin,
+      hostReadable: options.readable,
+      hostWritable: options.writable,
+    }, options.log);
+    this.#pending = new PendingCalls(this.#relay);
+    this.#tools = new ToolList((method, params) =>
+      this.#relay.requestServer(method, params).answer
+    );
+    this.#gatekeeper = new Gatekeeper(this.#relay, this.#pending, {
+      source: options.source,
+      tools: this.#tools,
+      audit: options.audit,
+      log: options.log,
+    });
+  }
+
+  /** Starts relaying both ways. */
+  start(): void {
+    this.#relay.start({
+      call: (message) => this.#gatekeeper.call(message),
+      cancel: (requestId, reason) =>
+        this.#pending.cancelByHost(requestId, reason),
+      initialize: (params) => this.#gatekeeper.hostInitialized(params),
+      toolsListed: (result) => this.#tools.learn(result),
+      toolsChanged: () => this.#tools.clear(),
+      hostEnded: () => {
+        this.#shutdown("host").catch((error) => this.#log(messageOf(error)));
+      },
+    });
+    this.#child.status.then((status) => this.#serverExited(status));
+  }
+
+  close(): Promise<number> {
+    return this.#shutdown("close");
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  /** The host went away (EOF) or `close()` was called. */
+  #shutdown(why: "host" | "close"): Promise<number> {
+    this.#closing ??= (async () => {
+      this.#relay.beginClosing();
+      // A call waiting on the user cannot be answered by a host that left
+      // (or a gate that stops); calls waiting on a probe finish first, so a
+      // host that writes its calls and closes stdin still gets answers.
+      this.#pending.refuse(
+        SHUTTING_DOWN,
+        (call) => why === "close" || call.elicitId !== undefined,
+      );
+      // A probe the server never answers must not hold the shutdown: after
+      // graceMs the calls still being decided are refused.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        this.#pending.settled(),
+        new Promise((resolve) => timer = setTimeout(resolve, this.#graceMs)),
+      ]);
+      clearTimeout(timer);
+      this.#pending.refuse(SHUTTING_DOWN);
+      await this.#relay.flushed();
+      await this.#child.closeStdin();
+      await stopServer(this.#child, { graceMs: this.#graceMs, log: this.#log });
+      return await this.finished;
+    })();
+    return this.#closing;
+  }
+
+  async #serverExited(status: Deno.CommandStatus): Promise<void> {
+    // Answers still in the pipe are passed on before anyone is told.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      this.#relay.serverEnded,
+      new Promise((resolve) => timer = setTimeout(resolve, DRAIN_MS)),
+    ]);
+    clearTimeout(timer);
+    const exit = serverExit(status, this.#relay.markDone());
+    if (exit.logLine !== undefined) this.#log(exit.logLine);
+    const error = { code: RPC_ERROR.CONNECTION_CLOSED, message: exit.reason };
+    this.#relay.failForwarded(error);
+    this.#pending.failAll(exit.reason, error);
+    this.#relay.failOwn(exit.reason);
+    await this.#relay.close();
+    await this.#source.close().catch(() => {});
+    await this.#audit?.close();
+    this.#resolveFinished(exit.code);
+  }
+}

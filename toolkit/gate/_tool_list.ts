@@ -1,0 +1,78 @@
+// Internal: what the gate knows of the server's tools: which answer
+// permission-pattern probes. It learns them from every tools/list answer
+// the host gets, forgets them when the server says the list changed, and
+// fetches the list itself for a call of a tool it has not seen.
+
+import type { JsonRpcMessage } from "../jsonrpc/mod.ts";
+import { META_SUPPORTS_PERMISSION_PATTERNS } from "../patterns/probe_meta.ts";
+import { isRecord } from "../_util/json_type.ts";
+
+/** What the gate needs to know of one tool. */
+export interface ToolInfo {
+  /** Whether it lists `forge.supports_permission_patterns`. */
+  probed: boolean;
+}
+
+/** Sends a request to the server and resolves with its answer. */
+export type RequestServer = (
+  method: string,
+  params: Record<string, unknown>,
+) => Promise<JsonRpcMessage>;
+
+/** A walk of the list stops after this many pages. */
+const MAX_PAGES = 1000;
+
+/** The server's tools, as far as the gate has seen them. */
+export class ToolList {
+  #tools = new Map<string, ToolInfo>();
+  #fetching: Promise<void> | undefined;
+  #request: RequestServer;
+
+  constructor(request: RequestServer) {
+    this.#request = request;
+  }
+
+  /** The tool `name`, or `undefined` when no list seen holds it. */
+  get(name: string): ToolInfo | undefined {
+    return this.#tools.get(name);
+  }
+
+  /** Learns the tools of one page of a `tools/list` result. */
+  learn(result: Record<string, unknown>): void {
+    if (!Array.isArray(result.tools)) return;
+    for (const tool of result.tools) {
+      if (!isRecord(tool) || typeof tool.name !== "string") continue;
+      const meta = isRecord(tool._meta) ? tool._meta : {};
+      this.#tools.set(tool.name, {
+        probed: meta[META_SUPPORTS_PERMISSION_PATTERNS] === true,
+      });
+    }
+  }
+
+  /** Forgets every tool: the server's list changed. */
+  clear(): void {
+    this.#tools.clear();
+  }
+
+  /**
+   * Asks the server for its whole list (every page), with `era`'s `_meta`
+   * on each request; calls that need it meanwhile share one walk.
+   */
+  fetch(era: Record<string, unknown> | undefined): Promise<void> {
+    this.#fetching ??= (async () => {
+      let cursor: unknown;
+      // A bounded walk: a server repeating a cursor cannot hold a call forever.
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const answer = await this.#request("tools/list", {
+          ...(typeof cursor === "string" ? { cursor } : {}),
+          ...(era === undefined ? {} : { _meta: era }),
+        });
+        if (!("result" in answer)) return;
+        this.learn(answer.result);
+        cursor = answer.result.nextCursor;
+        if (typeof cursor !== "string") return;
+      }
+    })().finally(() => this.#fetching = undefined);
+    return this.#fetching;
+  }
+}
