@@ -17,6 +17,21 @@
  * assert.deepEqual(result, { content: [{ type: "text", text: "pong" }] });
  * ```
  *
+ * {@linkcode spawnStdio} does the same for a server run as a child process,
+ * over newline-delimited JSON-RPC on its stdin and stdout, as a host would.
+ *
+ * @example A server process over stdio
+ * ```ts ignore
+ * import { spawnStdio } from "@forge/toolkit/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = spawnStdio(Deno.execPath(), ["run", "server.ts"]);
+ * await server.initialize();
+ * const result = await server.call("ping");
+ * assert.deepEqual(result, { content: [{ type: "text", text: "pong" }] });
+ * assert.deepEqual(server.violations, []); // stdout held JSON-RPC only
+ * ```
+ *
  * @module
  */
 
@@ -30,3 +45,12 @@ export {
   TEST_PROTOCOL_VERSION,
   type TestClient,
 } from "./testing.ts";
+export {
+  type InitializeOptions,
+  type RequestOptions,
+  type RpcMessage,
+  spawnStdio,
+  type SpawnStdioOptions,
+  type StdioClient,
+  type WaitOptions,
+} from "./stdio_client.ts";
