@@ -5,7 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createServer, text, type ToolServer } from "../../mod.ts";
 import { type HttpServer, serveHttp, type ServeHttpOptions } from "./serve.ts";
-import type { Clock } from "./_session_table.ts";
+import { CLOCK, type Clock } from "./_session_table.ts";
 
 export const PROTOCOL = "2025-11-25";
 export const ACCEPT = "application/json, text/event-stream";
@@ -200,6 +200,11 @@ export function initializeHead(host: string, origin?: string): string[] {
     "content-type: application/json",
     `accept: ${ACCEPT}`,
   ];
+}
+
+/** `options` with the internal clock option set to `clock`. */
+export function withClock<T extends object>(clock: Clock, options: T): T {
+  return { ...options, [CLOCK]: clock };
 }
 
 /**

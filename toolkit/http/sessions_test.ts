@@ -4,6 +4,8 @@ import {
   ACCEPT,
   connectClient,
   errorOf,
+  FakeClock,
+  gate,
   INITIALIZE,
   initialize,
   makeServer,
@@ -11,7 +13,10 @@ import {
   post,
   PROTOCOL,
   start,
+  withClock,
 } from "./_test_helpers.ts";
+import { serveHttp } from "./serve.ts";
+import type { JsonRpcMessage, McpTransport } from "../jsonrpc/types.ts";
 
 Deno.test("wrong requests get the status codes the spec gives", async (t) => {
   await using http = start();
@@ -124,7 +129,8 @@ Deno.test("wrong requests get the status codes the spec gives", async (t) => {
 });
 
 Deno.test("sessions are created, reused, deleted and expire", async (t) => {
-  await using http = start({ sessionIdleMs: 150 });
+  const clock = new FakeClock();
+  await using http = start(withClock(clock, { sessionIdleMs: 150 }));
   let id = "";
   const headers = () => ({
     "mcp-session-id": id,
@@ -168,9 +174,10 @@ Deno.test("sessions are created, reused, deleted and expire", async (t) => {
     id = await initialize(http.url);
     const before = await call(5);
     assert.equal(before.status, 200);
-    await before.body?.cancel();
-    // Wait without requests: a request would keep the session alive.
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    // Read to its end, so that the request has ended on the server too.
+    await before.text();
+    // Time passes without requests: a request would keep the session alive.
+    clock.advance(600);
     const after = await call(6);
     assert.equal(after.status, 404);
     await after.body?.cancel();
@@ -178,14 +185,15 @@ Deno.test("sessions are created, reused, deleted and expire", async (t) => {
 });
 
 Deno.test("a session with an open stream does not expire while the stream is open", async () => {
-  await using http = start({ sessionIdleMs: 100 });
+  const clock = new FakeClock();
+  await using http = start(withClock(clock, { sessionIdleMs: 100 }));
   const id = await initialize(http.url);
   const headers = { "mcp-session-id": id, "mcp-protocol-version": PROTOCOL };
   const stream = await fetch(http.url, {
     headers: { accept: "text/event-stream", ...headers },
   });
   assert.equal(stream.status, 200);
-  await new Promise((resolve) => setTimeout(resolve, 350));
+  clock.advance(350);
   const during = await post(
     http.url,
     { jsonrpc: "2.0", id: 2, method: "ping" },
@@ -278,7 +286,8 @@ Deno.test("stateless mode answers each request on its own, without sessions", as
 });
 
 Deno.test("jsonResponse answers with one JSON body", async (t) => {
-  await using http = start({ jsonResponse: true });
+  const held = gate();
+  await using http = start({ jsonResponse: true }, makeServer(2000, [held]));
   let id = "";
   await t.step("initialize", async () => {
     const response = await post(http.url, INITIALIZE);
@@ -318,9 +327,9 @@ Deno.test("jsonResponse answers with one JSON body", async (t) => {
         jsonrpc: "2.0",
         id: 4,
         method: "tools/call",
-        params: { name: "slow", arguments: { ms: 400 } },
+        params: { name: "held", arguments: {} },
       }, headers());
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await held.started;
       const deleted = await fetch(http.url, {
         method: "DELETE",
         headers: headers(),
@@ -330,19 +339,40 @@ Deno.test("jsonResponse answers with one JSON body", async (t) => {
       const response = await pending;
       assert.equal(response.status, 503);
       assert.match((await errorOf(response)).message, /session closed/);
+      held.release();
     },
   );
 });
 
 Deno.test("a client that lost an SSE stream resumes it with Last-Event-ID", async () => {
-  await using http = start({ eventHistory: 50, retryMs: 500 });
+  const held = gate();
+  const server = makeServer(2000, [held]);
+  const answered = Promise.withResolvers<void>();
+  // Tells when the call's answer has been sent (and so stored) on the server.
+  const host = {
+    connect(transport: McpTransport): Promise<void> {
+      const send = transport.send.bind(transport);
+      transport.send = async (message: JsonRpcMessage, options) => {
+        await send(message, options);
+        if ("result" in message && message.id === 7) answered.resolve();
+      };
+      return server.connect(transport);
+    },
+  };
+  await using http = serveHttp(host, {
+    port: 0,
+    handleSignals: false,
+    onListen: () => {},
+    eventHistory: 50,
+    retryMs: 500,
+  });
   const id = await initialize(http.url);
   const headers = { "mcp-session-id": id, "mcp-protocol-version": PROTOCOL };
   const response = await post(http.url, {
     jsonrpc: "2.0",
     id: 7,
     method: "tools/call",
-    params: { name: "slow", arguments: { ms: 200 } },
+    params: { name: "held", arguments: {} },
   }, headers);
   assert.equal(response.status, 200);
   const reader = response.body!.pipeThrough(new TextDecoderStream())
@@ -355,7 +385,9 @@ Deno.test("a client that lost an SSE stream resumes it with Last-Event-ID", asyn
   assert.match(first, /^retry: 500$/m);
   await reader.cancel();
 
-  await new Promise((resolve) => setTimeout(resolve, 350));
+  // The answer comes while the client has no stream.
+  held.release();
+  await answered.promise;
   const resumed = await fetch(http.url, {
     headers: {
       accept: "text/event-stream",
@@ -371,7 +403,8 @@ Deno.test("a client that lost an SSE stream resumes it with Last-Event-ID", asyn
     replayed += (await replayReader.read()).value ?? "";
   }
   await replayReader.cancel();
-  assert.match(replayed, /slept 200/);
+  assert.match(replayed, /released/);
+  await server.close();
 });
 Deno.test("sessions() alone: serves its path and hands other paths to next", async () => {
   const mcp = sessions(makeServer(), { path: "/rpc" });
