@@ -8,13 +8,16 @@ import { createHttpHandler, type HttpHandler } from "./handler.ts";
 import {
   connectClient,
   errorOf,
+  FakeClock,
   INITIALIZE,
   initialize,
   makeServer,
   post,
   PROTOCOL,
   start,
+  withClock,
 } from "./_test_helpers.ts";
+import { until } from "../testing/_until.ts";
 
 /** An initialize and nothing after it, as a flood sends: answers the status and id. */
 async function bareInitialize(
@@ -37,13 +40,12 @@ function ping(url: URL, id: string): Promise<Response> {
   });
 }
 
+/** Reads the answer to its end, so that the request has ended on the server too. */
 async function statusOf(response: Promise<Response>): Promise<number> {
   const answered = await response;
-  await answered.body?.cancel();
+  await answered.text();
   return answered.status;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** What `Deno.serve` would pass for a client at `hostname`. */
 function from(hostname: string) {
@@ -81,10 +83,9 @@ Deno.test("a flood of bare initializes cannot lock a real client out", async () 
   };
   const flood = Array.from({ length: 8 }, flooder);
   try {
-    for (let waited = 0; statuses.length < 300; waited += 10) {
-      assert.ok(waited < 10_000, `the flood stalled at ${statuses.length}`);
-      await sleep(10);
-    }
+    await until("300 answers to the flood", () => statuses.length >= 300, {
+      timeoutMs: 10_000,
+    });
     // The flood is still running: the client gets its session at once.
     const { client } = await connectClient(http.url);
     for (let i = 0; i < 20; i++) {
@@ -116,7 +117,10 @@ Deno.test("session creation is limited per client address with a truthful 429", 
     "over the network: 429 with Retry-After, then room once it has passed",
     async () => {
       // 60 a minute: one more every second after a burst of 5.
-      await using http = start({ sessionsPerMinute: 60, sessionBurst: 5 });
+      const clock = new FakeClock();
+      await using http = start(
+        withClock(clock, { sessionsPerMinute: 60, sessionBurst: 5 }),
+      );
       const send = (body: unknown) => post(http.url, body);
       for (let i = 0; i < 5; i++) {
         assert.equal((await bareInitialize(send)).status, 200);
@@ -130,7 +134,7 @@ Deno.test("session creation is limited per client address with a truthful 429", 
         error.message,
         /^Too Many Requests: this client may create 60 sessions a minute, 5 at once; retry in 1 s$/,
       );
-      await sleep(1000);
+      clock.advance(1000);
       assert.equal((await bareInitialize(send)).status, 200);
       const again = await bareInitialize(send);
       assert.equal(again.status, 429, "the token was spent");
@@ -220,12 +224,15 @@ Deno.test("the 503 for a full table says when its first session can expire", asy
   await t.step(
     "idle sessions: the seconds until the first is idle long enough, and then it is",
     async () => {
-      await using http = start({ maxSessions: 2, sessionIdleMs: 2500 });
+      const clock = new FakeClock();
+      await using http = start(
+        withClock(clock, { maxSessions: 2, sessionIdleMs: 2500 }),
+      );
       const ids = [await initialize(http.url), await initialize(http.url)];
       // Used again between two ticks of the sweeper (every 1.25 s from the
       // first initialize), so that only the check on initialize can find
       // them expired at the moment Retry-After names.
-      await sleep(600);
+      clock.advance(600);
       for (const id of ids) {
         assert.equal(await statusOf(ping(http.url, id)), 200);
       }
@@ -239,11 +246,11 @@ Deno.test("the 503 for a full table says when its first session can expire", asy
         (await errorOf(full)).message,
         /2 sessions are open, the most allowed; the first can end in 3 s$/,
       );
-      await sleep(2000);
+      clock.advance(2000);
       const later = await bareInitialize(send);
       assert.equal(later.status, 503, "not before its time");
       assert.equal(later.retryAfter, "1");
-      await sleep(1000);
+      clock.advance(1000);
       assert.equal((await bareInitialize(send)).status, 200);
     },
   );
@@ -271,11 +278,14 @@ Deno.test("the 503 for a full table says when its first session can expire", asy
 
 Deno.test("an unused session is closed after unusedSessionMs, a used one is not", async (t) => {
   await t.step("the timeout", async () => {
-    await using http = start({ unusedSessionMs: 200, sessionIdleMs: 60_000 });
+    const clock = new FakeClock();
+    await using http = start(
+      withClock(clock, { unusedSessionMs: 200, sessionIdleMs: 60_000 }),
+    );
     const unused = await bareInitialize((body) => post(http.url, body));
     assert.equal(unused.status, 200);
     const used = await initialize(http.url);
-    await sleep(600);
+    clock.advance(600);
     assert.equal(await statusOf(ping(http.url, unused.id!)), 404);
     assert.equal(await statusOf(ping(http.url, used)), 200);
   });
