@@ -23,7 +23,7 @@ export interface EvaluateOptions<T> {
   /** Turns the bytes into a value. */
   parser: Parser;
   /** What the value must pass, if anything. */
-  schema: StandardSchema<T> | undefined;
+  schema: StandardSchema<unknown, T> | undefined;
 }
 
 /** Parses and validates the bytes of `look`. */

@@ -28,7 +28,7 @@ export function checkSchema(schema: unknown, context: string): void {
 
 /** Validates `value`; a schema that throws counts as refusing it. */
 export async function runSchema<T>(
-  schema: StandardSchema<T>,
+  schema: StandardSchema<unknown, T>,
   value: unknown,
 ): Promise<SchemaOutcome<T>> {
   try {

@@ -36,7 +36,7 @@ export interface WatcherOptions<T> {
   /** Turns the file's bytes into a value. */
   parser: Parser;
   /** What the value must pass, if anything. */
-  schema: StandardSchema<T> | undefined;
+  schema: StandardSchema<unknown, T> | undefined;
   /** The checked options. */
   settings: Settings;
 }
@@ -64,7 +64,7 @@ export class Watcher<T> implements ConfigWatcher<T> {
   #path: string;
   #absPath: string;
   #parser: Parser;
-  #schema: StandardSchema<T> | undefined;
+  #schema: StandardSchema<unknown, T> | undefined;
   #settings: Settings;
 
   #current!: T;

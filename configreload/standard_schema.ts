@@ -1,7 +1,9 @@
-// The slice of the Standard Schema v1 interface (standardschema.dev) that a
-// config watcher needs, written out so that no validator library's types
-// appear in this package's public signatures. zod 4, Valibot and ArkType
-// schemas all match it.
+// The Standard Schema v1 interface (standardschema.dev), written out so that
+// no validator library's types appear in public signatures. zod 4, Valibot
+// and ArkType schemas all match it. This is the package's one definition:
+// `@forge/toolkit/args` re-exports it for tool schemas (toolkit/ may import
+// configreload/, not the other way round), and reads the Standard JSON
+// Schema extension (`~standard.jsonSchema`) on its own.
 
 /**
  * What a Standard Schema `validate` returns: the typed value, or issues.
@@ -42,15 +44,16 @@ export interface StandardSchemaIssue {
 }
 
 /**
- * Any validator that implements Standard Schema v1, such as a zod 4 schema.
- * `Output` is the type of a valid config; `watchConfig()` infers it from
- * the schema you pass.
+ * Any validator that implements Standard Schema v1, such as a zod 4 schema:
+ * `Input` is what it accepts, `Output` what it produces (for a config, the
+ * type of a valid config; `watchConfig()` infers it from the schema you
+ * pass).
  *
  * @example A hand-written schema for a port number
  * ```ts
  * import type { StandardSchema } from "@forge/toolkit/configreload";
  *
- * const port: StandardSchema<number> = {
+ * const port: StandardSchema<unknown, number> = {
  *   "~standard": {
  *     version: 1,
  *     vendor: "example",
@@ -63,7 +66,7 @@ export interface StandardSchemaIssue {
  * console.log(port["~standard"].vendor);
  * ```
  */
-export interface StandardSchema<Output = unknown> {
+export interface StandardSchema<Input = unknown, Output = Input> {
   /** The Standard Schema properties. */
   readonly "~standard": {
     /** The version of the standard; always 1. */
@@ -74,9 +77,9 @@ export interface StandardSchema<Output = unknown> {
     readonly validate: (
       value: unknown,
     ) => StandardSchemaResult<Output> | Promise<StandardSchemaResult<Output>>;
-    /** Type-level only: the schema's input and output types. */
+    /** Type carriers for inference; never present at run time. */
     readonly types?:
-      | { readonly input: unknown; readonly output: Output }
+      | { readonly input: Input; readonly output: Output }
       | undefined;
   };
 }

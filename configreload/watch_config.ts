@@ -32,7 +32,7 @@ export interface WatchConfigOptions<T = unknown> {
    *
    * @default {undefined}
    */
-  schema?: StandardSchema<T>;
+  schema?: StandardSchema<unknown, T>;
   /**
    * The syntax of the file: `"json"`, `"jsonc"`, `"yaml"`, `"toml"`,
    * `"xml"`, or a {@linkcode ParseFunction}. A YAML file must hold one

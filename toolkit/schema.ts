@@ -9,6 +9,18 @@
  * @module
  */
 
+import type { StandardSchema } from "../configreload/standard_schema.ts";
+
+// One definition of the Standard Schema types for the whole package, in
+// configreload/ (which may not import toolkit/). The names tools have always
+// used stay: SchemaIssue and SchemaResult are configreload's
+// StandardSchemaIssue and StandardSchemaResult under this module's names.
+export type {
+  StandardSchema,
+  StandardSchemaIssue as SchemaIssue,
+  StandardSchemaResult as SchemaResult,
+} from "../configreload/standard_schema.ts";
+
 /**
  * The JSON Schema dialect MCP tools use.
  *
@@ -49,87 +61,12 @@ export const JSON_SCHEMA_2020_12 =
  */
 export type JsonSchema = { [key: string]: unknown };
 
-/**
- * One problem reported by a Standard Schema validator. Validators may add
- * fields (zod adds `code`, `expected`, …); they are read where present.
- *
- * @example Turn issues into one line each
- * ```ts
- * import type { SchemaIssue } from "@forge/toolkit/args";
- *
- * function describe(issue: SchemaIssue): string {
- *   const path = (issue.path ?? []).map((k) => typeof k === "object" ? k.key : k);
- *   return `${path.join(".") || "value"}: ${issue.message}`;
- * }
- * describe({ message: "expected string", path: ["user", "name"] });
- * // "user.name: expected string"
- * ```
- */
-export interface SchemaIssue {
-  /** What is wrong, in the validator's words. */
-  readonly message: string;
-  /** Where, as keys and indexes from the root. */
-  readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>;
-}
-
-/**
- * The outcome of a Standard Schema validation.
- *
- * @example Validate a config value with a tool's schema
- * ```ts
- * import type { SchemaResult } from "@forge/toolkit/args";
- * import { z } from "zod";
- *
- * const port = z.number().int();
- * const result: SchemaResult<number> = await port["~standard"].validate(8080);
- * if (result.issues) throw new TypeError(result.issues[0].message);
- * console.log(result.value); // 8080
- * ```
- */
-export type SchemaResult<Output> =
-  | { readonly value: Output; readonly issues?: undefined }
-  | { readonly issues: ReadonlyArray<SchemaIssue> };
-
-/**
- * The structural part of the Standard Schema interface (which zod 4,
- * Valibot and ArkType implement) that the toolkit uses.
- *
- * @example Accept any validator in a helper of your own
- * ```ts
- * import type { StandardSchema } from "@forge/toolkit/args";
- * import { z } from "zod";
- *
- * async function parse<T>(schema: StandardSchema<unknown, T>, value: unknown): Promise<T> {
- *   const result = await schema["~standard"].validate(value);
- *   if (result.issues) throw new TypeError(`Invalid value: ${result.issues[0].message}`);
- *   return result.value;
- * }
- * const limit = await parse(z.number().int(), 10); // 10
- * ```
- */
-export interface StandardSchema<Input = unknown, Output = Input> {
-  /** The Standard Schema properties. */
-  readonly "~standard": {
-    /** The interface version, 1. */
-    readonly version: 1;
-    /** The library that made the schema. */
-    readonly vendor: string;
-    /** Validates a value. */
-    readonly validate: (
-      value: unknown,
-    ) => SchemaResult<Output> | Promise<SchemaResult<Output>>;
-    /** Type carriers for inference; never present at run time. */
-    readonly types?:
-      | { readonly input: Input; readonly output: Output }
-      | undefined;
-    /** Standard JSON Schema: present on zod 4.2 and later. */
-    readonly jsonSchema?: {
-      /** The JSON Schema of what the schema accepts. */
-      readonly input: (options: { readonly target: string }) => JsonSchema;
-      /** The JSON Schema of what the schema produces. */
-      readonly output: (options: { readonly target: string }) => JsonSchema;
-    };
-  };
+// The Standard JSON Schema extension (zod 4.2 and later): a schema that can
+// describe itself. Read by toJsonSchema() only, so it is not part of the
+// StandardSchema type, which is Standard Schema v1 exactly.
+interface JsonSchemaDescriber {
+  readonly input: (options: { readonly target: string }) => JsonSchema;
+  readonly output: (options: { readonly target: string }) => JsonSchema;
 }
 
 /**
@@ -234,7 +171,9 @@ export function toJsonSchema(
   const io = options.io ?? "input";
   let json: JsonSchema;
   if (isStandardSchema(schema)) {
-    const describer = schema["~standard"].jsonSchema;
+    const describer = (schema["~standard"] as {
+      readonly jsonSchema?: JsonSchemaDescriber;
+    }).jsonSchema;
     if (describer === undefined) {
       throw new TypeError(
         `Cannot describe the schema as JSON Schema: the ${

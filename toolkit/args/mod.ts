@@ -53,6 +53,10 @@ export {
   requireString,
   requireStringArray,
 } from "./readers.ts";
+// StandardSchema (and SchemaIssue, SchemaResult: configreload's
+// StandardSchemaIssue and StandardSchemaResult) is the one definition in
+// configreload/standard_schema.ts; `./configreload` exports it too. Both
+// entries name it on purpose: their signatures take it.
 export {
   type Infer,
   isStandardSchema,
