@@ -93,6 +93,7 @@ Deno.test("readBodyText() refuses a marked body slower than its deadline with 40
       }),
     );
     markBody(request, 64, 20);
+    // Time itself: the deadline must pass between the mark and the read.
     await new Promise((resolve) => setTimeout(resolve, 40));
     assert.equal(await refusal(readBodyText(request)), 408);
     assert.ok(cancelled);

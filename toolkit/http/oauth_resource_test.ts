@@ -580,6 +580,7 @@ Deno.test("oauthResource() fetches the JWKS once under concurrency, at most once
     async () => {
       const next = await signingKey("key-2");
       jwks.keys = [key.jwk, next.jwk];
+      // Time itself: jose's remote JWKS cache ages on the wall clock (300 ms).
       await new Promise((resolve) => setTimeout(resolve, 350));
       const before = jwks.fetches;
       const response = await send(await signToken(next, RESOURCE));
