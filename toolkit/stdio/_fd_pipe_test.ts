@@ -236,6 +236,8 @@ Deno.test({
     const source = socketSource(child.stdout!);
     const first = await source.read();
     assert.ok(first !== null && first.length > 0);
+    // Time itself: a writer held back shows only as an exit that does not
+    // come, so it gets long enough that it would have finished otherwise.
     await new Promise((resolve) => setTimeout(resolve, 500));
     assert.equal(exited, false, "the writer finished while nothing was read");
     let received = first.length;

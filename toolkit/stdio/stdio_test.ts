@@ -1,12 +1,30 @@
 import assert from "node:assert/strict";
-import { type Spawned, spawnServer } from "./testdata/e2e.ts";
+import { spawnStdio, type StdioClient } from "../testing/stdio_client.ts";
 import { StdioTransport } from "./stdio.ts";
 
-function assertAllJsonRpc(server: Spawned): void {
-  for (const line of server.lines) {
-    const message = JSON.parse(line);
-    assert.equal(message.jsonrpc, "2.0", `not JSON-RPC: ${line}`);
+const FIXTURE = new URL("./testdata/stdio_server.ts", import.meta.url).pathname;
+
+/** The fixture server as a process, initialised unless told not to. */
+async function spawnServer(
+  env: Record<string, string> = {},
+  options: { handshake?: boolean } = {},
+): Promise<StdioClient> {
+  const server = spawnStdio(
+    Deno.execPath(),
+    ["run", "-A", "--quiet", FIXTURE],
+    {
+      env,
+      timeoutMs: 15_000,
+    },
+  );
+  if (options.handshake !== false) {
+    await server.initialize({ clientInfo: { name: "e2e", version: "1" } });
   }
+  return server;
+}
+
+function assertAllJsonRpc(server: StdioClient): void {
+  assert.deepEqual(server.violations, [], "stdout lines that are not JSON-RPC");
 }
 
 /** One `tools/call` request as a stdin line. */
@@ -24,15 +42,10 @@ function toolCall(
     "\n";
 }
 
-async function stop(server: Spawned): Promise<Deno.CommandStatus> {
-  await server.closeStdin().catch(() => {});
-  return await server.status;
-}
-
 Deno.test("serve() over stdio answers results, domain errors and JSON-RPC errors as the contract says", async (t) => {
   const server = await spawnServer();
   await t.step("success", async () => {
-    const response = await server.request("tools/call", {
+    const response = await server.exchange("tools/call", {
       name: "echo",
       arguments: { text: "hi" },
     });
@@ -41,7 +54,7 @@ Deno.test("serve() over stdio answers results, domain errors and JSON-RPC errors
     });
   });
   await t.step("error() and a thrown ToolError give isError", async () => {
-    const refused = await server.request("tools/call", {
+    const refused = await server.exchange("tools/call", {
       name: "refuse",
       arguments: {},
     });
@@ -49,7 +62,7 @@ Deno.test("serve() over stdio answers results, domain errors and JSON-RPC errors
       content: [{ type: "text", text: "not allowed: /etc" }],
       isError: true,
     });
-    const missing = await server.request("tools/call", {
+    const missing = await server.exchange("tools/call", {
       name: "missing",
       arguments: {},
     });
@@ -61,7 +74,7 @@ Deno.test("serve() over stdio answers results, domain errors and JSON-RPC errors
   await t.step(
     "a thrown Error gives -32603 without the stack, which goes to stderr",
     async () => {
-      const response = await server.request("tools/call", {
+      const response = await server.exchange("tools/call", {
         name: "boom",
         arguments: {},
       });
@@ -70,13 +83,13 @@ Deno.test("serve() over stdio answers results, domain errors and JSON-RPC errors
       assert.match(error.message, /database connection refused/);
       assert.doesNotMatch(error.message, /\bat\b.*\.ts:\d+/);
       assert.match(
-        server.stderr(),
+        server.stderr,
         /database connection refused[\s\S]*stdio_server\.ts:\d+/,
       );
     },
   );
   await t.step("an unknown tool is a JSON-RPC error", async () => {
-    const response = await server.request("tools/call", {
+    const response = await server.exchange("tools/call", {
       name: "nope",
       arguments: {},
     });
@@ -85,7 +98,7 @@ Deno.test("serve() over stdio answers results, domain errors and JSON-RPC errors
   await t.step(
     "invalid arguments give isError naming each argument",
     async () => {
-      const response = await server.request("tools/call", {
+      const response = await server.exchange("tools/call", {
         name: "echo",
         arguments: { txt: "hi" },
       });
@@ -103,7 +116,7 @@ Deno.test("serve() over stdio answers results, domain errors and JSON-RPC errors
   await t.step(
     "tools/list shows 2020-12 object schemas and the probe flag on pattern tools only",
     async () => {
-      const response = await server.request("tools/list", {});
+      const response = await server.exchange("tools/list", {});
       const tools =
         (response.result as { tools: Record<string, unknown>[] }).tools;
       for (const tool of tools) {
@@ -127,7 +140,7 @@ Deno.test("serve() over stdio answers results, domain errors and JSON-RPC errors
   await t.step(
     "a probe answers patterns without running the tool",
     async () => {
-      const response = await server.request("tools/call", {
+      const response = await server.exchange("tools/call", {
         name: "write_file",
         arguments: { path: "a.txt", content: "hi" },
         _meta: { "forge.permission_patterns": true },
@@ -138,21 +151,21 @@ Deno.test("serve() over stdio answers results, domain errors and JSON-RPC errors
       });
     },
   );
-  assert.equal((await stop(server)).code, 0);
+  assert.equal((await server.close()).code, 0);
   assertAllJsonRpc(server);
 });
 
 Deno.test("serve() keeps serving after malformed lines, wrong shapes and oversized messages", async (t) => {
   const server = await spawnServer({ MAX_BYTES: String(2 * 1024 * 1024) });
   await t.step("a line that is not JSON gets -32700 with id null", async () => {
-    await server.write("{not json\n");
+    await server.send("{not json\n");
     const response = await server.response(null);
     assert.equal((response.error as { code: number }).code, -32700);
   });
   await t.step("invalid UTF-8 gets -32700", async () => {
     const before = server.lines.length;
-    await server.write(new Uint8Array([0xff, 0xfe, 0x7b, 0x0a]));
-    const echoed = await server.request("tools/call", {
+    await server.send(new Uint8Array([0xff, 0xfe, 0x7b, 0x0a]));
+    const echoed = await server.exchange("tools/call", {
       name: "echo",
       arguments: { text: "alive" },
     });
@@ -169,25 +182,25 @@ Deno.test("serve() keeps serving after malformed lines, wrong shapes and oversiz
   await t.step(
     "wrong JSON-RPC shapes get -32600, with the id when it has one",
     async () => {
-      await server.write(
+      await server.send(
         JSON.stringify({ jsonrpc: "1.0", id: 7, method: "ping" }) + "\n",
       );
       assert.equal(
         ((await server.response(7)).error as { code: number }).code,
         -32600,
       );
-      await server.write(
+      await server.send(
         JSON.stringify({ jsonrpc: "2.0", id: 8, method: 42 }) + "\n",
       );
       assert.equal(
         ((await server.response(8)).error as { code: number }).code,
         -32600,
       );
-      await server.write(
+      await server.send(
         JSON.stringify([{ jsonrpc: "2.0", id: 9, method: "ping" }]) + "\n",
       );
-      await server.write("42\n");
-      const echoed = await server.request("tools/call", {
+      await server.send("42\n");
+      const echoed = await server.exchange("tools/call", {
         name: "echo",
         arguments: { text: "still" },
       });
@@ -203,7 +216,7 @@ Deno.test("serve() keeps serving after malformed lines, wrong shapes and oversiz
   );
   await t.step("a 1 MiB argument is answered", async () => {
     const big = "x".repeat(1024 * 1024);
-    const response = await server.request("tools/call", {
+    const response = await server.exchange("tools/call", {
       name: "length",
       arguments: { text: big },
     });
@@ -224,12 +237,12 @@ Deno.test("serve() keeps serving after malformed lines, wrong shapes and oversiz
           arguments: { text: "y".repeat(3 * 1024 * 1024) },
         },
       });
-      await server.write(huge + "\n");
+      await server.send(huge + "\n");
       const response = await server.response(77);
       const error = response.error as { code: number; message: string };
       assert.equal(error.code, -32600);
       assert.match(error.message, /exceeds the limit of 2097152 bytes/);
-      const echoed = await server.request("tools/call", {
+      const echoed = await server.exchange("tools/call", {
         name: "echo",
         arguments: { text: "after" },
       });
@@ -239,22 +252,22 @@ Deno.test("serve() keeps serving after malformed lines, wrong shapes and oversiz
       );
     },
   );
-  assert.equal((await stop(server)).code, 0);
+  assert.equal((await server.close()).code, 0);
   assertAllJsonRpc(server);
 });
 
 Deno.test("serve() over stdio answers requests before initialize with -32600, except ping", async () => {
   const server = await spawnServer({}, { handshake: false });
   try {
-    await server.write(toolCall(1, "echo", { text: "early" }));
+    await server.send(toolCall(1, "echo", { text: "early" }));
     const early = await server.response(1);
     assert.equal((early.error as { code: number }).code, -32600);
     assert.match(
       (early.error as { message: string }).message,
       /^Server not initialized: send initialize before tools\/call/,
     );
-    assert.deepEqual((await server.request("ping")).result, {});
-    const init = await server.request("initialize", {
+    assert.deepEqual((await server.exchange("ping")).result, {});
+    const init = await server.exchange("initialize", {
       protocolVersion: "2025-11-25",
       capabilities: {},
       clientInfo: { name: "e2e", version: "1" },
@@ -263,28 +276,28 @@ Deno.test("serve() over stdio answers requests before initialize with -32600, ex
       (init.result as { protocolVersion: string }).protocolVersion,
       "2025-11-25",
     );
-    await server.write(toolCall(9, "echo", { text: "late" }));
+    await server.send(toolCall(9, "echo", { text: "late" }));
     assert.deepEqual((await server.response(9)).result, {
       content: [{ type: "text", text: "late" }],
     });
   } finally {
-    assert.equal((await stop(server)).code, 0);
+    assert.equal((await server.close()).code, 0);
   }
   assertAllJsonRpc(server);
 });
 
 Deno.test("serve() sends console output to stderr so stdout stays JSON-RPC only", async () => {
   const server = await spawnServer();
-  const response = await server.request("tools/call", {
+  const response = await server.exchange("tools/call", {
     name: "chatty",
     arguments: {},
   });
   assert.deepEqual(response.result, {
     content: [{ type: "text", text: "done" }],
   });
-  assert.equal((await stop(server)).code, 0);
+  assert.equal((await server.close()).code, 0);
   assertAllJsonRpc(server);
-  const stderr = server.stderr();
+  const stderr = server.stderr;
   for (
     const expected of [
       "console.log from a handler",
@@ -308,7 +321,7 @@ Deno.test("serve() answers 1000 concurrent calls", async () => {
       method: "tools/call",
       params: { name: "echo", arguments: { text: `n${i}` } },
     }) + "\n").join("");
-  await server.write(payload);
+  await server.send(payload);
   for (let i = 0; i < 1000; i++) {
     const response = await server.response(i);
     assert.equal(
@@ -316,61 +329,61 @@ Deno.test("serve() answers 1000 concurrent calls", async () => {
       `n${i}`,
     );
   }
-  assert.equal((await stop(server)).code, 0);
+  assert.equal((await server.close()).code, 0);
   assertAllJsonRpc(server);
 });
 
 Deno.test("serve() on stdin EOF writes the in-flight answer, then exits 0", async () => {
   const server = await spawnServer();
-  await server.write(
+  await server.send(
     toolCall(1, "slow", { ms: 300 }),
   );
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  const status = await stop(server);
+  await server.waitForStderr(/^slow: sleeping 300 ms$/);
+  const status = await server.close();
   assert.equal(status.code, 0);
-  const answer = server.lines.map((l) => JSON.parse(l)).find((m) => m.id === 1);
-  assert.deepEqual(answer?.result, {
+  const answer = await server.response(1);
+  assert.deepEqual(answer.result, {
     content: [{ type: "text", text: "slept 300" }],
   });
 });
 
 Deno.test("serve() on SIGTERM writes the in-flight answer, refuses new calls, then exits 0", async () => {
   const server = await spawnServer();
-  await server.write(
+  await server.send(
     toolCall(1, "slow", { ms: 400 }),
   );
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await server.waitForStderr(/^slow: sleeping 400 ms$/);
   server.kill("SIGTERM");
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  await server.write(
+  // The server's own word that it takes no more calls.
+  await server.waitForStderr(/^stdio_server: SIGTERM received/);
+  await server.send(
     toolCall(2, "echo", { text: "late" }),
   ).catch(() => {});
-  const status = await server.status;
+  const status = await server.close();
   assert.equal(status.code, 0);
-  const messages = server.lines.map((l) => JSON.parse(l));
-  assert.deepEqual(messages.find((m) => m.id === 1)?.result, {
+  assert.deepEqual((await server.response(1)).result, {
     content: [{ type: "text", text: "slept 400" }],
   });
-  const late = messages.find((m) => m.id === 2);
-  if (late !== undefined) assert.match(late.error.message, /shutting down/);
+  const late = await server.response(2).catch(() => undefined);
+  if (late !== undefined) assert.match(late.error!.message, /shutting down/);
 });
 
 Deno.test("serve() aborts calls still running after the grace period and still answers them", async () => {
   const server = await spawnServer({ GRACE_MS: "100" });
-  await server.write(
+  await server.send(
     toolCall(1, "slow", { ms: 60_000 }),
   );
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await server.waitForStderr(/^slow: sleeping 60000 ms$/);
   const started = performance.now();
-  const status = await stop(server);
+  const status = await server.close();
   assert.equal(status.code, 0);
   assert.ok(
     performance.now() - started < 10_000,
     "exit was not bounded by the grace period",
   );
-  const answer = server.lines.map((l) => JSON.parse(l)).find((m) => m.id === 1);
-  assert.equal(answer?.error?.code, -32603);
-  assert.match(answer?.error?.message, /shut down before the tool finished/);
+  const answer = await server.response(1);
+  assert.equal(answer.error?.code, -32603);
+  assert.match(answer.error!.message, /shut down before the tool finished/);
 });
 
 /** A byte stream that writes each piece into the reader's own buffer, as stdin does. */

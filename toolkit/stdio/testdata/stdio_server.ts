@@ -38,6 +38,8 @@ server.tool({
   description: "Answers after ms milliseconds, ignoring its signal",
   input: z.object({ ms: z.number() }),
   handler: async ({ ms }) => {
+    // Tests wait for this line to know the call is in flight.
+    console.error(`slow: sleeping ${ms} ms`);
     await new Promise((resolve) => setTimeout(resolve, ms));
     return text(`slept ${ms}`);
   },
@@ -69,6 +71,12 @@ registerPatternTool(server, {
   handler: ({ path }) => text(`wrote ${path}`),
 });
 
-await server.serve({
+const serving = server.serve({
   maxMessageBytes: Number(Deno.env.get("MAX_BYTES") ?? 16 * 1024 * 1024),
 });
+// serve() has added its own SIGTERM listener by now, and listeners run in
+// order: once this line is out, the server has stopped taking calls.
+Deno.addSignalListener("SIGTERM", () => {
+  console.error("stdio_server: SIGTERM received, shutting down");
+});
+await serving;
