@@ -19,8 +19,8 @@ import type { Gate } from "./gate.ts";
 const DRAIN_MS = 1000;
 const SHUTTING_DOWN = "the gate is shutting down";
 
-/** What a {@linkcode GateSession} runs with, once started. */
-export interface SessionOptions {
+/** What a {@linkcode RunningGate} runs with, once started. */
+export interface RunningGateOptions {
   /** The policy in force. */
   source: PolicySource;
   /** Where each decided call is recorded. */
@@ -36,7 +36,7 @@ export interface SessionOptions {
 }
 
 /** A running gate between the host and the server `child`. */
-export class GateSession implements Gate {
+export class RunningGate implements Gate {
   readonly pid: number;
   readonly finished: Promise<number>;
 
@@ -52,7 +52,7 @@ export class GateSession implements Gate {
   #resolveFinished!: (code: number) => void;
   #closing: Promise<number> | undefined;
 
-  constructor(child: ServerProcess, options: SessionOptions) {
+  constructor(child: ServerProcess, options: RunningGateOptions) {
     this.#child = child;
     this.pid = child.pid;
     this.#source = options.source;

@@ -2,7 +2,7 @@
 // streams and with the server it spawned on the server's stdio, passes every
 // message through with ids kept straight, and stops each `tools/call` for a
 // probe and a policy decision first. This file is the public face: options,
-// checks and start-up; the running gate is _session.ts, which wires the
+// checks and start-up; the running gate is _running_gate.ts, which wires the
 // relay (_relay.ts) to the decisions (_gatekeeper.ts).
 
 import type { Decision } from "../policy/mod.ts";
@@ -18,7 +18,7 @@ import {
   type PolicySource,
   watchPolicy,
 } from "./_policy_source.ts";
-import { GateSession } from "./_session.ts";
+import { RunningGate } from "./_running_gate.ts";
 
 const DECISIONS: readonly Decision[] = ["allow", "ask", "deny"];
 
@@ -259,7 +259,7 @@ export async function startGate(
       : messageOf(error);
     throw new Error(`Cannot start the server: ${why}`);
   }
-  const session = new GateSession(child, {
+  const gate = new RunningGate(child, {
     source,
     audit,
     log,
@@ -267,6 +267,6 @@ export async function startGate(
     readable: options.readable,
     writable: options.writable,
   });
-  session.start();
-  return session;
+  gate.start();
+  return gate;
 }
