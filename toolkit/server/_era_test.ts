@@ -14,6 +14,7 @@ import type {
   McpTransport,
   TransportSendOptions,
 } from "../jsonrpc/types.ts";
+import { until } from "../testing/_until.ts";
 
 type Sent = { message: Record<string, unknown>; related: unknown };
 
@@ -45,14 +46,16 @@ class Wire implements McpTransport {
     this.onmessage?.({ jsonrpc: "2.0", ...message } as JsonRpcMessage);
   }
   async answer(id: number | string): Promise<Record<string, unknown>> {
-    for (let i = 0; i < 200; i++) {
-      const found = this.sent.find(({ message }) =>
-        message.id === id && !("method" in message)
-      );
-      if (found) return found.message;
-      await new Promise((resolve) => setTimeout(resolve, 1));
-    }
-    throw new Error(`no answer for ${id}`);
+    let found: Sent | undefined;
+    await until(
+      `the answer to ${id}`,
+      () =>
+        (found = this.sent.find(({ message }) =>
+          message.id === id && !("method" in message)
+        )) !== undefined,
+      { intervalMs: 1 },
+    );
+    return found!.message;
   }
   notifications(method: string): Sent[] {
     return this.sent.filter(({ message }) => message.method === method);
@@ -585,7 +588,7 @@ Deno.test("Session serves subscriptions/listen: acknowledged first, then only th
       },
     },
   });
-  await new Promise((resolve) => setTimeout(resolve, 1));
+  await until("the acknowledgement", () => wire.sent.length > 0);
   assert.deepEqual(subscribed, ["a://x"]);
   const [ack] = wire.sent;
   assert.equal(ack.message.method, "notifications/subscriptions/acknowledged");
@@ -615,8 +618,9 @@ Deno.test("Session serves subscriptions/listen: acknowledged first, then only th
     params: { requestId: "listen-1" },
   });
   const before = wire.sent.length;
+  // The cancel ended the stream synchronously and queued its (suppressed)
+  // answer before this notify's awaits, so both have run when it returns.
   await session.notify("notifications/tools/list_changed");
-  await new Promise((resolve) => setTimeout(resolve, 1));
   assert.equal(wire.sent.length, before);
 });
 

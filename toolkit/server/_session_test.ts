@@ -5,6 +5,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "./_session.ts";
 import type { JsonRpcMessage, McpTransport } from "../jsonrpc/types.ts";
+import { until } from "../testing/_until.ts";
 
 /** A transport that records what the session sends and lets the test speak. */
 class FakeTransport implements McpTransport {
@@ -32,14 +33,16 @@ class FakeTransport implements McpTransport {
     this.onmessage?.({ jsonrpc: "2.0", ...message } as JsonRpcMessage);
   }
   async answer(id: number | string): Promise<Record<string, unknown>> {
-    for (let i = 0; i < 100; i++) {
-      const found = this.sent.find((m) =>
-        "id" in m && m.id === id && !("method" in m)
-      );
-      if (found) return found as Record<string, unknown>;
-      await new Promise((resolve) => setTimeout(resolve, 1));
-    }
-    throw new Error(`no answer for ${id}`);
+    let found: JsonRpcMessage | undefined;
+    await until(
+      `the answer to ${id}`,
+      () =>
+        (found = this.sent.find((m) =>
+          "id" in m && m.id === id && !("method" in m)
+        )) !== undefined,
+      { intervalMs: 1 },
+    );
+    return found as Record<string, unknown>;
   }
 }
 
@@ -170,9 +173,10 @@ Deno.test("Session answers ping, refuses unknown methods with -32601 and keeps e
 
 Deno.test("Session aborts a cancelled request and sends no answer for it", async () => {
   let reason: unknown;
+  let late!: Promise<unknown>;
   const { transport } = await open({
     wait: (_params, extra) =>
-      new Promise((resolve) => {
+      late = new Promise((resolve) => {
         extra.signal.addEventListener("abort", () => {
           reason = extra.signal.reason;
           resolve({ late: true });
@@ -185,7 +189,9 @@ Deno.test("Session aborts a cancelled request and sends no answer for it", async
     method: "notifications/cancelled",
     params: { requestId: 7, reason: "stop" },
   });
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  // The session listened to the handler's promise first, so once this await
+  // resumes it has already turned the late result into no answer.
+  await late;
   assert.equal(reason, "stop");
   assert.equal(transport.sent.length, 0);
 });
@@ -205,7 +211,7 @@ Deno.test("Session requests to the client: answered, refused without the capabil
   });
   await transport.answer(1);
   transport.receive({ id: 2, method: "hold" });
-  await new Promise((resolve) => setTimeout(resolve, 1));
+  await until("the handler runs", () => extraOf !== undefined);
   await t.step("an answer resolves the request", async () => {
     const pending = extraOf.sendRequest({
       method: "sampling/createMessage",

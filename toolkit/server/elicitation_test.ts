@@ -8,6 +8,7 @@ import {
 import { createServer, text, ToolError } from "../../mod.ts";
 import type { ToolServer, UrlElicitationParams } from "./mod.ts";
 import { connect, RpcError, type TestClient } from "../testing/testing.ts";
+import { until } from "../testing/_until.ts";
 
 const SIGN_IN: UrlElicitationParams = {
   mode: "url",
@@ -60,12 +61,9 @@ function textOf(result: { content: unknown }): string {
 }
 
 async function notified(client: TestClient, method: string) {
-  for (let turn = 0; turn < 50; turn++) {
-    const found = client.notifications.filter((n) => n.method === method);
-    if (found.length > 0) return found;
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-  return [];
+  const found = () => client.notifications.filter((n) => n.method === method);
+  await until(method, () => found().length > 0, { intervalMs: 1 });
+  return found();
 }
 
 Deno.test("ctx.elicit() in URL mode sends the URL, and completeElicitation() tells the client", async () => {

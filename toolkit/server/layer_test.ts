@@ -172,14 +172,10 @@ Deno.test("a probe passes through the layers and still never runs the handler", 
 Deno.test("a tool's time limit covers the layers around it", async () => {
   const server = createServer({ name: "layers", version: "1" });
   server.use(async (call, next) => {
-    // A layer that waits on something slow, but gives up when the call is aborted.
-    await new Promise((resolve) => {
-      const timer = setTimeout(resolve, 5_000);
-      call.ctx.signal.addEventListener("abort", () => {
-        clearTimeout(timer);
-        resolve(undefined);
-      });
-    });
+    // A layer that waits on something that never comes, but gives up when the call is aborted.
+    await new Promise((resolve) =>
+      call.ctx.signal.addEventListener("abort", resolve)
+    );
     return next();
   });
   server.tool({

@@ -6,9 +6,13 @@ import { z } from "zod";
 import { createServer, text } from "../../mod.ts";
 import { connect, RpcError, type TestClient } from "../testing/testing.ts";
 
-/** Lets the server's end-of-tick notifications and their delivery happen. */
-function settle(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 5));
+/**
+ * A round trip after a change: the server sends its end-of-tick
+ * list_changed before it reads a request that comes later, and answers in
+ * order, so what the change set off has arrived once the answers have.
+ */
+async function settle(...clients: TestClient[]): Promise<void> {
+  await Promise.all(clients.map((client) => client.request("ping")));
 }
 
 function listChanged(client: TestClient): string[] {
@@ -189,7 +193,7 @@ Deno.test("a burst of changes in one tick sends one list_changed per list", asyn
     a.update({ description: "A2" });
     a.disable();
     a.enable();
-    await settle();
+    await settle(client);
     assert.deepEqual(listChanged(client), ["notifications/tools/list_changed"]);
   });
 
@@ -207,7 +211,7 @@ Deno.test("a burst of changes in one tick sends one list_changed per list", asyn
       read: (uri) => ({ uri: uri.href, text: "v" }),
     });
     server.prompt({ name: "q", handler: () => ({ messages: [] }) }).disable();
-    await settle();
+    await settle(client);
     assert.deepEqual(listChanged(client).sort(), [
       "notifications/prompts/list_changed",
       "notifications/resources/list_changed",
@@ -221,9 +225,9 @@ Deno.test("a burst of changes in one tick sends one list_changed per list", asyn
       description: "C",
       handler: () => text(""),
     });
-    await settle();
+    await settle(client);
     c.remove();
-    await settle();
+    await settle(client);
     assert.deepEqual(listChanged(client), [
       "notifications/tools/list_changed",
       "notifications/tools/list_changed",
@@ -238,11 +242,11 @@ Deno.test("a burst of changes in one tick sends one list_changed per list", asyn
       handler: () => text(""),
     });
     d.disable();
-    await settle();
+    await settle(client);
     client.notifications.length = 0;
     d.disable(); // already disabled
     d.update({ description: "D2" }); // not listed while disabled
-    await settle();
+    await settle(client);
     assert.deepEqual(listChanged(client), []);
   });
 });
@@ -258,11 +262,11 @@ Deno.test("list_changed reaches only sessions that were offered the list", async
       .prompts,
     undefined,
   );
-  await settle();
+  await settle(toolsOnly, withPrompts);
   toolsOnly.notifications.length = 0;
   withPrompts.notifications.length = 0;
   server.prompt({ name: "q", handler: () => ({ messages: [] }) });
-  await settle();
+  await settle(toolsOnly, withPrompts);
   assert.deepEqual(listChanged(toolsOnly), []);
   assert.deepEqual(listChanged(withPrompts), [
     "notifications/prompts/list_changed",

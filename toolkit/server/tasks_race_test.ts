@@ -2,11 +2,13 @@ import assert from "node:assert/strict";
 import { createServer } from "./server.ts";
 import { text } from "../result/result.ts";
 import { connect, RpcError } from "../testing/testing.ts";
+import { until } from "../testing/_until.ts";
 
 const TASKS = { extensions: { "io.modelcontextprotocol/tasks": {} } };
 
 Deno.test("a cancel racing a task's own end leaves one final status that never changes, over 300 tasks", async () => {
   const server = createServer({ name: "race", version: "1" });
+  let ended = 0;
   server.tool({
     name: "race",
     description: "Ends after a random few milliseconds",
@@ -15,6 +17,7 @@ Deno.test("a cancel racing a task's own end leaves one final status that never c
     handler: async (args) => {
       const { ms } = args as { ms: number };
       await new Promise((resolve) => setTimeout(resolve, ms));
+      ended++;
       return text(`after ${ms} ms`);
     },
   });
@@ -26,16 +29,23 @@ Deno.test("a cancel racing a task's own end leaves one final status that never c
       const { taskId } = await client.call("race", { ms }) as unknown as {
         taskId: string;
       };
+      // Time is the race itself: the cancel lands near the handler's end.
       await new Promise((resolve) => setTimeout(resolve, ms + (i % 5) - 2));
       await client.request("tasks/cancel", { taskId });
       return taskId;
     }),
   );
   assert.equal(new Set(ids).size, 300, "every task id is its own");
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  const first = await Promise.all(
-    ids.map((taskId) => client.request("tasks/get", { taskId })),
+  const read = () =>
+    Promise.all(ids.map((taskId) => client.request("tasks/get", { taskId })));
+  await until(
+    "every task to reach a final status",
+    async () =>
+      (await read()).every((task) =>
+        task.status === "completed" || task.status === "cancelled"
+      ),
   );
+  const first = await read();
   for (const task of first) {
     assert.ok(
       task.status === "completed" || task.status === "cancelled",
@@ -44,10 +54,10 @@ Deno.test("a cancel racing a task's own end leaves one final status that never c
     assert.equal("result" in task, task.status === "completed");
   }
   // Late handlers (those that ignored the abort) must not change anything.
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  const again = await Promise.all(
-    ids.map((taskId) => client.request("tasks/get", { taskId })),
-  );
+  // The memory store writes in microtasks, so once until() sees the last
+  // handler ended (in a later timer turn), what it wrote has been written.
+  await until("every handler to end", () => ended === 300);
+  const again = await read();
   assert.deepEqual(again, first);
   const cancelled = first.filter((task) => task.status === "cancelled").length;
   assert.ok(cancelled > 0, "some cancels won the race");

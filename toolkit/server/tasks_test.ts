@@ -8,6 +8,7 @@ import { TaskManager } from "./_tasks.ts";
 import { LazyAbort } from "../_util/abort.ts";
 import { registerPatternTool } from "../probe.ts";
 import { acknowledged, checkListenFilter } from "./_era.ts";
+import { until } from "../testing/_until.ts";
 
 const TASKS = { extensions: { "io.modelcontextprotocol/tasks": {} } };
 
@@ -16,10 +17,13 @@ function gated() {
   const release = Promise.withResolvers<void>();
   const started = Promise.withResolvers<AbortSignal>();
   const aborted = Promise.withResolvers<unknown>();
+  const ended = Promise.withResolvers<void>();
   return {
     release: () => release.resolve(),
     started: started.promise,
     aborted: aborted.promise,
+    /** Resolves as the handler returns, after its release. */
+    ended: ended.promise,
     handler: async (_args: unknown, ctx: { signal: AbortSignal }) => {
       ctx.signal.addEventListener(
         "abort",
@@ -27,13 +31,14 @@ function gated() {
       );
       started.resolve(ctx.signal);
       await release.promise;
+      ended.resolve();
       return text("done");
     },
   };
 }
 
 /** Polls tasks/get until the status is one of `statuses`. */
-async function until(
+async function untilStatus(
   client: Pick<TestClient, "request">,
   taskId: unknown,
   ...statuses: string[]
@@ -86,7 +91,7 @@ Deno.test("a task tool answers a task at once, tasks/get shows it working, then 
   assert.equal(working.resultType, "complete");
   assert.ok(!("result" in working));
   gate.release();
-  const done = await until(client, created.taskId, "completed");
+  const done = await untilStatus(client, created.taskId, "completed");
   assert.deepEqual(done.result, { content: [{ type: "text", text: "done" }] });
   assert.equal(done.taskId, created.taskId);
 });
@@ -228,7 +233,7 @@ Deno.test("tasks/cancel aborts the handler's ctx.signal, the task ends cancelled
   const cancelled = await client.request("tasks/get", { taskId });
   assert.equal(cancelled.status, "cancelled");
   gate.release(); // the handler ends anyway; the final status stays
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  await gate.ended;
   assert.equal(
     (await client.request("tasks/get", { taskId })).status,
     "cancelled",
@@ -254,14 +259,19 @@ Deno.test("a tool error completes the task with isError; a crash fails it with t
   });
   await using client = await connect(s, { capabilities: TASKS });
   const bad = await client.call("bad") as unknown as { taskId: string };
-  const completed = await until(client, bad.taskId, "completed", "failed");
+  const completed = await untilStatus(
+    client,
+    bad.taskId,
+    "completed",
+    "failed",
+  );
   assert.equal(completed.status, "completed");
   assert.deepEqual(completed.result, {
     content: [{ type: "text", text: "no input" }],
     isError: true,
   });
   const crash = await client.call("crash") as unknown as { taskId: string };
-  const failed = await until(client, crash.taskId, "completed", "failed");
+  const failed = await untilStatus(client, crash.taskId, "completed", "failed");
   assert.equal(failed.status, "failed");
   assert.deepEqual(failed.error, {
     code: -32603,
@@ -296,7 +306,7 @@ Deno.test("a task's input requests wait in input_required until tasks/update ans
     },
   });
   const { taskId } = await client.call("two") as unknown as { taskId: string };
-  let waiting = await until(client, taskId, "input_required");
+  let waiting = await untilStatus(client, taskId, "input_required");
   for (
     let i = 0;
     i < 100 && Object.keys(waiting.inputRequests as object).length < 2;
@@ -328,7 +338,7 @@ Deno.test("a task's input requests wait in input_required until tasks/update ans
     taskId,
     inputResponses: { b: { action: "accept", content: { name: "Grace" } } },
   });
-  const done = await until(client, taskId, "completed");
+  const done = await untilStatus(client, taskId, "completed");
   assert.deepEqual(done.result, {
     content: [{ type: "text", text: "Ada Grace" }],
   });
@@ -356,7 +366,7 @@ Deno.test("a task survives its client: a new session, or a new stateless request
       "working",
     );
     gate.release();
-    const done = await until(second, taskId, "completed");
+    const done = await untilStatus(second, taskId, "completed");
     assert.deepEqual(done.result, {
       content: [{ type: "text", text: "done" }],
     });
@@ -460,7 +470,7 @@ Deno.test("a task store of one's own is shared: a second instance reads, answers
   });
   const { taskId } = await one.call("ask") as unknown as { taskId: string };
   assert.ok(rows.has(taskId), "stored before the answer");
-  const waiting = await until(two, taskId, "input_required");
+  const waiting = await untilStatus(two, taskId, "input_required");
   const [key] = Object.keys(waiting.inputRequests as object);
   await two.request("tasks/update", {
     taskId,
@@ -491,8 +501,9 @@ Deno.test("a task stays readable for ttlMs after its last change and is gone aft
     ttlMs: number;
   };
   assert.equal(ttlMs, 150);
-  const done = await until(client, taskId, "completed");
+  const done = await untilStatus(client, taskId, "completed");
   const changed = Date.parse(done.lastUpdatedAt as string);
+  // Time is what is tested: readable before ttlMs has passed, gone after.
   await new Promise((resolve) => setTimeout(resolve, 100));
   if (Date.now() < changed + 150) {
     assert.equal(
@@ -541,7 +552,7 @@ Deno.test("detach: manual runs the handler within the request until ctx.detach()
         unknown
       >;
       assert.equal(created.resultType, "task");
-      const done = await until(client, created.taskId, "completed");
+      const done = await untilStatus(client, created.taskId, "completed");
       assert.deepEqual(done.result, {
         content: [{ type: "text", text: "later for Ada" }],
       });
@@ -582,8 +593,11 @@ Deno.test("the session that started a task hears notifications/tasks as its stat
   await using client = await connect(s, { capabilities: TASKS });
   const { taskId } = await client.call("slow") as unknown as { taskId: string };
   gate.release();
-  await until(client, taskId, "completed");
-  await new Promise((resolve) => setTimeout(resolve, 5));
+  await untilStatus(client, taskId, "completed");
+  await until(
+    "notifications/tasks",
+    () => client.notifications.some((n) => n.method === "notifications/tasks"),
+  );
   const heard = client.notifications.filter((n) =>
     n.method === "notifications/tasks"
   );
@@ -601,7 +615,8 @@ Deno.test("a detached task's progress is its statusMessage, the latest report wi
   const store: TaskStore = {
     put: async (task: StoredTask) => {
       puts++;
-      await new Promise((resolve) => setTimeout(resolve, 1)); // a slow store
+      // A slow store is the point: its writes take real time, so reports pile up.
+      await new Promise((resolve) => setTimeout(resolve, 1));
       rows.set(task.taskId, JSON.stringify(task));
     },
     get: (taskId) => {
@@ -692,7 +707,7 @@ Deno.test("a detached task's progress is its statusMessage, the latest report wi
 
   await t.step("the ended task has no status message", async () => {
     await next();
-    const done = await until(client, taskId, "completed");
+    const done = await untilStatus(client, taskId, "completed");
     assert.equal("statusMessage" in done, false);
   });
 });
@@ -713,7 +728,7 @@ Deno.test("a task tool's time limit fails the task with -32001", async () => {
   const { taskId } = await client.call("stuck") as unknown as {
     taskId: string;
   };
-  const failed = await until(client, taskId, "failed");
+  const failed = await untilStatus(client, taskId, "failed");
   assert.deepEqual(failed.error, {
     code: -32001,
     message: "Tool stuck timed out after 20 ms",
