@@ -38,7 +38,6 @@ export {
 } from "./host_guard.ts";
 export { bearerAuth, type HttpAuth } from "./bearer_auth.ts";
 export { oauthResource, type OAuthResourceOptions } from "./oauth_resource.ts";
-export type { AuthInfo } from "../jsonrpc/types.ts";
 export {
   bodyLimit,
   type BodyLimitOptions,

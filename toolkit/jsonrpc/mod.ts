@@ -31,6 +31,7 @@
  */
 
 export type {
+  AuthInfo,
   JsonRpcId,
   JsonRpcMessage,
   Listening,

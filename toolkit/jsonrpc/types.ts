@@ -221,7 +221,7 @@ export interface SessionListener {
  * @example Let only some clients delete
  * ```ts
  * import { error, text, type ToolContext } from "@forge/toolkit";
- * import type { AuthInfo } from "@forge/toolkit/server";
+ * import type { AuthInfo } from "@forge/toolkit/jsonrpc";
  *
  * function canDelete(auth: AuthInfo | undefined): boolean {
  *   return auth?.scopes.includes("notes:delete") === true;

@@ -43,7 +43,6 @@ export type {
   ToolHandler,
 } from "./tool.ts";
 export type {
-  AuthInfo,
   ElicitationParams,
   ElicitationResult,
   LogLevel,
