@@ -16,6 +16,8 @@
 // directory identity at the path. Subscribers hear every event, a "gap"
 // after each restart (events may have been missed), and failures.
 
+import { type Clock, REAL_CLOCK } from "./_clock.ts";
+
 /** The part of `Deno.FsWatcher` used here. */
 export interface FsWatcherLike extends AsyncIterable<Deno.FsEvent> {
   close(): void;
@@ -55,12 +57,14 @@ class Entry {
   quickEnds = 0;
   createRetries = 0;
   busy: Promise<void> | undefined;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #clock: Clock;
+  #timer: unknown;
   #wake: (() => void) | undefined;
 
-  constructor(dir: string, id: string) {
+  constructor(dir: string, id: string, clock: Clock) {
     this.dir = dir;
     this.id = id;
+    this.#clock = clock;
   }
 
   // A pause that shutdown can cut short, so no timer outlives the entry.
@@ -68,12 +72,12 @@ class Entry {
     if (ms <= 0 || this.closed) return Promise.resolve();
     return new Promise((resolve) => {
       this.#wake = resolve;
-      this.#timer = setTimeout(() => this.cancelPause(), ms);
+      this.#timer = this.#clock.setTimeout(() => this.cancelPause(), ms);
     });
   }
 
   cancelPause(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
     this.#timer = undefined;
     const wake = this.#wake;
     this.#wake = undefined;
@@ -94,16 +98,24 @@ class Entry {
   }
 }
 
+/** Options for {@linkcode DirHub}. */
+export interface DirHubOptions {
+  /** Time source of the restart pauses; tests pass a fake one. */
+  clock?: Clock;
+}
+
 /** Shares one watch per directory among subscribers. */
 export class DirHub {
   #watchFs: WatchFs;
+  #clock: Clock;
   #entries = new Map<string, Entry>();
   // Watches being shut down, by directory: a new watch of the same path
   // must wait for them, or it would share their (possibly stale) OS watch.
   #closing = new Map<string, Promise<void>>();
 
-  constructor(watchFs: WatchFs = Deno.watchFs) {
+  constructor(watchFs: WatchFs = Deno.watchFs, options: DirHubOptions = {}) {
     this.#watchFs = watchFs;
+    this.#clock = options.clock ?? REAL_CLOCK;
   }
 
   /** Directories with a live watch now (for tests and diagnostics). */
@@ -120,7 +132,7 @@ export class DirHub {
   subscribe(dir: string, id: string, listener: DirListener): void {
     const entry = this.#entries.get(dir);
     if (entry === undefined) {
-      const created = new Entry(dir, id);
+      const created = new Entry(dir, id, this.#clock);
       created.listeners.add(listener);
       this.#entries.set(dir, created);
       const closing = this.#closing.get(dir);
@@ -191,7 +203,7 @@ export class DirHub {
     entry.createRetries = 0;
     entry.stale = false;
     entry.watcher = watcher;
-    entry.startedAt = performance.now();
+    entry.startedAt = this.#clock.now();
     entry.pump = this.#pump(entry, watcher);
     return true;
   }
@@ -211,7 +223,7 @@ export class DirHub {
     // Ended on its own: restart, pausing longer each time it ends at once.
     entry.watcher = undefined;
     entry.pump = undefined;
-    const lived = performance.now() - entry.startedAt;
+    const lived = this.#clock.now() - entry.startedAt;
     entry.quickEnds = lived < QUICK_END_MS ? entry.quickEnds + 1 : 0;
     if (entry.quickEnds > MAX_QUICK_ENDS) {
       this.#fail(

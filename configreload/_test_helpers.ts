@@ -3,11 +3,6 @@
 import type { Clock } from "./_clock.ts";
 import type { FsWatcherLike } from "./_dir_hub.ts";
 
-/** Resolves after `ms` milliseconds. */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /** Polls `condition` every 10 ms; throws naming `what` after the timeout. */
 export async function until(
   condition: () => boolean,

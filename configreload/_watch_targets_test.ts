@@ -49,7 +49,8 @@ Deno.test("watchTargets() names the directories whose changes can change the con
         await Deno.mkdir(`${root}/again`);
         const before = await watchTargets(`${root}/again/e.json`);
         await Deno.remove(`${root}/again`);
-        // Birth times have millisecond resolution here.
+        // Time is the point: birth times have millisecond resolution, so
+        // the new directory must be born at least a millisecond later.
         await new Promise((resolve) => setTimeout(resolve, 5));
         await Deno.mkdir(`${root}/again`);
         const after = await watchTargets(`${root}/again/e.json`);

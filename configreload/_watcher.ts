@@ -23,7 +23,6 @@ import { evaluate, type Evaluation } from "./_evaluate.ts";
 import type { Parser } from "./_parser.ts";
 import { type FileLook, lookAtFile } from "./_read_file.ts";
 import { type Settings, START } from "./_settings.ts";
-import { WATCH_STATS } from "./_stats.ts";
 import { watchTargets } from "./_watch_targets.ts";
 
 const LOAD = "Cannot load config";
@@ -307,7 +306,6 @@ export class Watcher<T> implements ConfigWatcher<T> {
       })
       .finally(() => {
         this.#checks++;
-        WATCH_STATS.checks++;
         if (this.#running === run) this.#running = undefined;
       });
     this.#running = run;

@@ -7,8 +7,8 @@ import {
   watchConfig,
   type WatchConfigOptions,
 } from "./mod.ts";
-import { WATCH_STATS } from "./_stats.ts";
-import { sleep, until } from "./_test_helpers.ts";
+import { inspectWatcher } from "./_watcher.ts";
+import { until } from "./_test_helpers.ts";
 
 // Short timings keep the suite quick; the poll is off unless a test is
 // about it, so every change below is seen through directory events.
@@ -16,14 +16,40 @@ const FAST = { debounceMs: 40, graceMs: 150, pollMs: 0 } as const;
 const Config = z.object({ name: z.string(), port: z.number().int() });
 type Config = z.infer<typeof Config>;
 
-// Runs `action`, then waits until the watcher has finished at least one
-// check after it and the debounce has had time to settle any stragglers,
-// so "nothing changed" is asserted after a look, not before one.
-async function afterCheck(action: () => Promise<void>): Promise<void> {
-  const before = WATCH_STATS.checks;
+// Waits until the watcher has acted on everything done to the files so
+// far, so "nothing more happened" is asserted after a look, not before one.
+// A file written in `dir` (a directory the watcher listens to) makes an
+// event that comes after the earlier ones of that directory, which arrive
+// in order; once an event has been heard and nothing is debounced, being
+// checked or given its grace period, they have all been looked at.
+let settleCount = 0;
+async function settle(
+  watcher: ConfigWatcher<unknown>,
+  dir: string,
+): Promise<void> {
+  const heard = inspectWatcher(watcher).heard;
+  await Deno.writeTextFile(`${dir}/.settle`, String(++settleCount));
+  await until(() => {
+    const state = inspectWatcher(watcher);
+    return state.heard > heard && !state.debouncing && !state.checking &&
+      !state.inGrace;
+  }, "the watcher to act on every event");
+}
+
+// Runs `action`, then waits until the watcher has finished a check after
+// it and has settled, so "nothing changed" is asserted after a look.
+async function afterCheck(
+  watcher: ConfigWatcher<unknown>,
+  dir: string,
+  action: () => Promise<void>,
+): Promise<void> {
+  const before = inspectWatcher(watcher).checks;
   await action();
-  await until(() => WATCH_STATS.checks > before, "a check of the file");
-  await sleep(FAST.debounceMs * 4);
+  await until(
+    () => inspectWatcher(watcher).checks > before,
+    "a check of the file",
+  );
+  await settle(watcher, dir);
 }
 
 function json(value: unknown): string {
@@ -106,7 +132,7 @@ Deno.test("watchConfig() applies a plain overwrite once", async () => {
     const seen = record(watcher);
     await Deno.writeTextFile(path, json({ name: "b", port: 2 }));
     await until(() => watcher.version === 1, "the overwrite");
-    await sleep(200);
+    await settle(watcher, dir);
     assert.equal(seen.changes.length, 1);
     assert.deepEqual(watcher.current, { name: "b", port: 2 });
     assert.deepEqual(seen.changes[0].previous, { name: "a", port: 1 });
@@ -130,7 +156,7 @@ Deno.test("watchConfig() follows an atomic save (temp file renamed over) and a l
     await until(() => watcher.version === 1, "the atomic save");
     await Deno.writeTextFile(path, json({ name: "c", port: 3 }));
     await until(() => watcher.version === 2, "the overwrite after it");
-    await sleep(200);
+    await settle(watcher, dir);
     assert.equal(seen.changes.length, 2);
     assert.deepEqual(watcher.current, { name: "c", port: 3 });
     assert.deepEqual(seen.errors, []);
@@ -150,7 +176,7 @@ Deno.test("watchConfig() follows a vim-style save and never reports the file mis
       await Deno.writeTextFile(path, json({ name: "b", port: 2 }));
       await Deno.remove(`${path}~`);
       await until(() => watcher.version === 1, "the vim save");
-      await sleep(FAST.graceMs + 100);
+      await settle(watcher, dir);
     } finally {
       clearInterval(sampler);
     }
@@ -178,7 +204,7 @@ Deno.test("watchConfig() reports a deleted file as missing, keeps the value, and
     );
     await Deno.writeTextFile(path, json({ name: "b", port: 2 }));
     await until(() => watcher.version === 1, "the recreated file");
-    await sleep(200);
+    await settle(watcher, dir);
     assert.equal(seen.changes.length, 1);
     assert.deepEqual(watcher.current, { name: "b", port: 2 });
     assert.deepEqual(watcher.status, { state: "ok" });
@@ -214,11 +240,11 @@ Deno.test("watchConfig() follows Kubernetes ..data symlink swaps, one change eac
     const seen = record(watcher);
     await kubeletUpdate(dir, 2, json({ name: "b", port: 2 }));
     await until(() => watcher.version === 1, "the first swap");
-    await sleep(200);
+    await settle(watcher, dir);
     assert.equal(seen.changes.length, 1);
     await kubeletUpdate(dir, 3, json({ name: "c", port: 3 }));
     await until(() => watcher.version === 2, "the second swap");
-    await sleep(200);
+    await settle(watcher, dir);
     assert.equal(seen.changes.length, 2);
     assert.deepEqual(watcher.current, { name: "c", port: 3 });
     assert.deepEqual(seen.errors, []);
@@ -231,11 +257,16 @@ Deno.test("watchConfig() never applies a truncated file and ends at the final co
     await Deno.writeTextFile(path, json({ name: "a", port: 1 }));
     await using watcher = await watchJson(path);
     const seen = record(watcher);
+    const before = inspectWatcher(watcher).checks;
     await Deno.truncate(path, 0);
-    await sleep(100);
+    // The watcher must have seen the empty file before it is written.
+    await until(
+      () => inspectWatcher(watcher).checks > before,
+      "a look at the truncated file",
+    );
     await Deno.writeTextFile(path, json({ name: "b", port: 2 }));
     await until(() => watcher.version === 1, "the final write");
-    await sleep(FAST.graceMs + 100);
+    await settle(watcher, dir);
     assert.deepEqual(seen.changes.map((c) => c.value), [{
       name: "b",
       port: 2,
@@ -268,7 +299,7 @@ Deno.test("watchConfig() does nothing when only the timestamps change (touch)", 
     await using watcher = await watchJson(path);
     const seen = record(watcher);
     const hash = watcher.hash;
-    await afterCheck(async () => {
+    await afterCheck(watcher, dir, async () => {
       const later = new Date(Date.now() + 60_000);
       await Deno.utime(path, later, later);
     });
@@ -286,7 +317,7 @@ Deno.test("watchConfig() does nothing when identical bytes are rewritten", async
     await using watcher = await watchJson(path);
     const seen = record(watcher);
     const before = watcher.current;
-    await afterCheck(async () => {
+    await afterCheck(watcher, dir, async () => {
       await Deno.writeTextFile(path, text);
       await Deno.writeTextFile(`${dir}/tmp`, text);
       await Deno.rename(`${dir}/tmp`, path);
@@ -309,7 +340,7 @@ Deno.test("watchConfig() coalesces 100 rapid writes into one or two changes endi
       await Deno.writeTextFile(path, json({ name: "w", port: i }));
     }
     await until(() => watcher.current.port === 100, "the last write");
-    await sleep(500);
+    await settle(watcher, dir);
     assert.ok(
       seen.changes.length >= 1 && seen.changes.length <= 2,
       `expected 1 or 2 changes, got ${seen.changes.length}`,
@@ -339,11 +370,15 @@ Deno.test("watchConfig() reports invalid content once and recovers silently when
     );
     assert.match(error.report, /\n 2 \| {3}"port": }\n +\| +\^$/);
     // The same bad bytes again: not reported again.
-    await afterCheck(() => Deno.utime(path, new Date(), new Date()));
+    await afterCheck(
+      watcher,
+      dir,
+      () => Deno.utime(path, new Date(), new Date()),
+    );
     assert.equal(seen.errors.length, 1);
     await Deno.writeTextFile(path, good);
     await until(() => watcher.status.state === "ok", "status ok");
-    await sleep(200);
+    await settle(watcher, dir);
     assert.equal(seen.errors.length, 1);
     assert.equal(seen.changes.length, 0);
     assert.equal(watcher.version, 0);
@@ -379,7 +414,7 @@ Deno.test("watchConfig() ignores changes to sibling files", async () => {
     await Deno.writeTextFile(path, json({ name: "a", port: 1 }));
     await using watcher = await watchJson(path);
     const seen = record(watcher);
-    await afterCheck(async () => {
+    await afterCheck(watcher, dir, async () => {
       await Deno.writeTextFile(
         `${dir}/other.json`,
         json({ name: "x", port: 9 }),
@@ -421,14 +456,17 @@ Deno.test("watchConfig() follows a retargeted symlink and then edits of the new 
     );
     await until(() => watcher.version === 2, "the edit of the new target");
     // The old target is no longer what the config is.
-    await afterCheck(() =>
-      Deno.writeTextFile(`${dir}/one/app.json`, json({ name: "z", port: 26 }))
-        .then(() =>
-          Deno.writeTextFile(
-            `${dir}/two/app.json`,
-            json({ name: "c", port: 3 }),
-          )
-        )
+    await afterCheck(
+      watcher,
+      `${dir}/conf`,
+      () =>
+        Deno.writeTextFile(`${dir}/one/app.json`, json({ name: "z", port: 26 }))
+          .then(() =>
+            Deno.writeTextFile(
+              `${dir}/two/app.json`,
+              json({ name: "c", port: 3 }),
+            )
+          ),
     );
     assert.equal(seen.changes.length, 2);
     assert.deepEqual(watcher.current, { name: "c", port: 3 });
@@ -517,14 +555,25 @@ Deno.test("watchConfig() close() stops every event and leaves nothing running", 
     const path = `${dir}/app.json`;
     await Deno.writeTextFile(path, json({ name: "a", port: 1 }));
     const watcher = await watchJson(path, { pollMs: 50 });
+    // A second watcher of the same file hears what the closed one would.
+    await using witness = await watchJson(path);
     const seen = record(watcher);
     await Deno.writeTextFile(path, json({ name: "b", port: 2 }));
     // Close with a debounce pending and a poll due: neither may fire after.
     await watcher.close();
     assert.equal(watcher.closed, true);
+    assert.deepEqual(inspectWatcher(watcher), {
+      ...inspectWatcher(watcher),
+      debouncing: false,
+      checking: false,
+      inGrace: false,
+      polling: false,
+      dirs: [],
+    });
     await Deno.writeTextFile(path, json({ name: "c", port: 3 }));
+    await until(() => witness.current.name === "c", "the witness's change");
     await Deno.remove(path);
-    await sleep(300);
+    await until(() => witness.status.state === "missing", "missing, seen");
     assert.equal(seen.changes.length, 0);
     assert.deepEqual(seen.errors, []);
     await watcher.close();
@@ -546,9 +595,17 @@ Deno.test("watchConfig() checks the file on SIGHUP", {
     // No events and no poll: only the signal can make it look.
     await using watcher = await watchJson(path, { fsEvents: false });
     assert.equal(watcher.mode, "manual");
+    // A watcher with events on shows when the write has been noticed.
+    await using witness = await watchJson(path);
     await Deno.writeTextFile(path, json({ name: "b", port: 2 }));
-    await sleep(200);
+    await until(() => witness.version === 1, "the witness's change");
     assert.equal(watcher.version, 0, "nothing looks without the signal");
+    const state = inspectWatcher(watcher);
+    assert.deepEqual(
+      [state.dirs, state.polling, state.debouncing, state.checking],
+      [[], false, false, false],
+      "and nothing is set to look later",
+    );
     Deno.kill(Deno.pid, "SIGHUP");
     await until(() => watcher.version === 1, "the check the signal asks for");
     assert.deepEqual(watcher.current, { name: "b", port: 2 });
@@ -657,7 +714,8 @@ Deno.test("watchConfig() watchers in one process do not disturb one another", as
     await until(() => a2.version === 1, "a2's change after b closed");
     await Deno.writeTextFile(pathA, json({ name: "a", port: 3 }));
     await until(() => a.version === 2, "a's second change");
-    await sleep(200);
+    await settle(a, dir);
+    await settle(a2, dir);
     assert.equal(a.version, 2);
     assert.equal(a2.version, 1);
     assert.equal(b.version, 0);
