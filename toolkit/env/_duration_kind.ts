@@ -10,6 +10,7 @@ import {
   makeVar,
   orDefault,
 } from "./_declare.ts";
+import { checkWholeNumber } from "../_util/whole_number.ts";
 
 const DURATION_PART_RE = /(\d+(?:\.\d+)?|\.\d+)(ms|d|h|m|s)/y;
 // Largest first: a duration lists its units in this order, each at most once.
@@ -63,11 +64,9 @@ function checkDurationOption(
 ): { ms: number; text: string } | undefined {
   if (value === undefined) return undefined;
   if (typeof value === "number") {
-    if (!Number.isSafeInteger(value) || value < 0) {
-      throw new RangeError(
-        `Invalid options for ${name}: ${key} must be a whole number of milliseconds >= 0, got ${value}`,
-      );
-    }
+    checkWholeNumber(`Invalid options for ${name}`, key, value, {
+      unit: "milliseconds",
+    });
     return { ms: value, text: formatDuration(value) };
   }
   if (typeof value === "string") {

@@ -3,7 +3,8 @@
 import type { EnvVar } from "./env_var.ts";
 import type { EnvSecretOptions } from "./kind_options.ts";
 import { Secret } from "./secret.ts";
-import { checkName, checkOptions, describeValue, makeVar } from "./_declare.ts";
+import { checkName, checkOptions, makeVar } from "./_declare.ts";
+import { checkWholeNumber } from "../_util/whole_number.ts";
 
 export function declareSecret(
   name: string,
@@ -12,13 +13,9 @@ export function declareSecret(
   checkName(name);
   checkOptions(name, options);
   const minLength = options?.minLength ?? 1;
-  if (!Number.isSafeInteger(minLength) || minLength < 1) {
-    throw new RangeError(
-      `Invalid options for ${name}: minLength must be an integer >= 1, got ${
-        describeValue(minLength)
-      }`,
-    );
-  }
+  checkWholeNumber(`Invalid options for ${name}`, "minLength", minLength, {
+    min: 1,
+  });
   const expected = minLength === 1
     ? "a secret string"
     : `a secret of at least ${minLength} characters`;

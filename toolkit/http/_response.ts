@@ -3,6 +3,7 @@
 
 import { RPC_ERROR } from "../jsonrpc/errors.ts";
 import type { JsonRpcId } from "../jsonrpc/types.ts";
+import { checkWholeNumber } from "../_util/whole_number.ts";
 
 /** The header that carries a Streamable HTTP session's id. */
 export const SESSION_HEADER = "mcp-session-id";
@@ -63,19 +64,16 @@ export function notFound(path: string): Response {
   );
 }
 
-/** `value`, or `fallback` when it is undefined; a RangeError unless a positive integer. */
+/** `value`, or `fallback` when it is undefined; a RangeError unless a whole number >= 1. */
 export function positiveInteger(
   name: string,
   value: number | undefined,
   fallback: number,
 ): number {
   if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new RangeError(
-      `Cannot create HTTP handler: ${name} must be a positive integer, got ${value}`,
-    );
-  }
-  return value;
+  return checkWholeNumber("Cannot create HTTP handler", name, value, {
+    min: 1,
+  });
 }
 
 /** The same response, calling `done` once its body has been sent or dropped. */

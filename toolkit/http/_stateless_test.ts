@@ -495,7 +495,7 @@ Deno.test("createServer() refuses a short requestStateKey and bad cache hints", 
   );
   assert.throws(
     () => createServer({ name: "s", version: "1" }, { cache: { ttlMs: -5 } }),
-    /cache\.ttlMs must be an integer >= 0, got -5/,
+    /cache\.ttlMs must be a whole number of milliseconds >= 0, got -5/,
   );
 });
 

@@ -132,7 +132,7 @@ Deno.test("bodyLimit() rejects out-of-range options", () => {
     (error: Error) =>
       error instanceof RangeError &&
       error.message ===
-        "Cannot create HTTP handler: bodyDeadlineMs must be a positive integer, got 0",
+        "Cannot create HTTP handler: bodyDeadlineMs must be a whole number >= 1, got 0",
   );
   assert.throws(() => bodyLimit({ maxBodyBytes: 1.5 }), RangeError);
   assert.equal(DEFAULT_BODY_DEADLINE_MS, 5000);

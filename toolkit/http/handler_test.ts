@@ -38,7 +38,7 @@ Deno.test("createHttpHandler() rejects bad options with the reason, never echoin
       (error: Error) =>
         error instanceof RangeError &&
         error.message ===
-          "Cannot create HTTP handler: maxBodyBytes must be a positive integer, got 0",
+          "Cannot create HTTP handler: maxBodyBytes must be a whole number >= 1, got 0",
     );
     assert.throws(
       () => createHttpHandler(server, { eventHistory: -1 }),

@@ -26,6 +26,7 @@ import {
 } from "./_protected_resource.ts";
 import { CODE, rpcError } from "./_response.ts";
 import { withoutAuthorization } from "./_copy_request.ts";
+import { checkWholeNumber } from "../_util/whole_number.ts";
 
 /** RFC 6749's scope-token: printable ASCII but space, `"` and `\`. */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
@@ -366,17 +367,12 @@ function checkOptions(options: OAuthResourceOptions): CheckedOptions {
     );
   }
   const clockSkewMs = options.clockSkewMs ?? 30_000;
-  if (!Number.isSafeInteger(clockSkewMs) || clockSkewMs < 0) {
-    throw new RangeError(
-      `${WHAT}: clockSkewMs must be an integer >= 0, got ${clockSkewMs}`,
-    );
-  }
+  checkWholeNumber(WHAT, "clockSkewMs", clockSkewMs, { unit: "milliseconds" });
   const cacheMs = options.jwksCacheMs ?? 600_000;
-  if (!Number.isSafeInteger(cacheMs) || cacheMs < 1) {
-    throw new RangeError(
-      `${WHAT}: jwksCacheMs must be a positive integer, got ${cacheMs}`,
-    );
-  }
+  checkWholeNumber(WHAT, "jwksCacheMs", cacheMs, {
+    min: 1,
+    unit: "milliseconds",
+  });
   const algorithms = options.algorithms ?? DEFAULT_ALGORITHMS;
   if (
     !Array.isArray(algorithms) || algorithms.length === 0 ||

@@ -835,13 +835,13 @@ Deno.test("oauthResource() rejects bad options with the reason", async (t) => {
       "a negative clock skew",
       { ...base, clockSkewMs: -1 },
       RangeError,
-      /clockSkewMs must be an integer >= 0, got -1/,
+      /clockSkewMs must be a whole number of milliseconds >= 0, got -1/,
     ],
     [
       "a zero cache time",
       { ...base, jwksCacheMs: 0 },
       RangeError,
-      /jwksCacheMs must be a positive integer, got 0/,
+      /jwksCacheMs must be a whole number of milliseconds >= 1, got 0/,
     ],
   ];
   for (const [name, options, type, message] of cases) {

@@ -14,6 +14,7 @@ import type {
 } from "../jsonrpc/types.ts";
 import { createHttpHandler, type HttpOptions } from "./handler.ts";
 import { LOOPBACK_HOSTS } from "./host_guard.ts";
+import { checkWholeNumber } from "../_util/whole_number.ts";
 
 /**
  * Options for {@linkcode serveHttp} and {@linkcode streamableHttp}.
@@ -187,12 +188,7 @@ function listenHttp(host: SessionHost, options: ServeHttpOptions): HttpServer {
 }
 
 function checkPort(port: number): number {
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new RangeError(
-      `Cannot serve HTTP: port must be an integer from 0 to 65535, got ${port}`,
-    );
-  }
-  return port;
+  return checkWholeNumber("Cannot serve HTTP", "port", port, { max: 65535 });
 }
 
 /** The hosts a listener on `hostname` accepts by default. */

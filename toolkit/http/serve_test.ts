@@ -117,7 +117,7 @@ Deno.test("streamableHttp() checks its port at once and listens anew each time",
     () => streamableHttp({ port: -1 }),
     (error: Error) =>
       error instanceof RangeError &&
-      /port must be an integer from 0 to 65535, got -1/.test(error.message),
+      /port must be a whole number from 0 to 65535, got -1/.test(error.message),
   );
   const listener = streamableHttp({ port: 0, onListen: () => {} });
   const a = listener.listen(makeServer(), { handleSignals: false });

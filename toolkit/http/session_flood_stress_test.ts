@@ -310,9 +310,9 @@ Deno.test("sessions() refuses out-of-range flood options with a RangeError", asy
   const server = makeServer();
   for (
     const [name, value, expected] of [
-      ["unusedSessionMs", 0, "a positive integer, got 0"],
-      ["sessionsPerMinute", -1, "a positive integer or Infinity, got -1"],
-      ["sessionBurst", 1.5, "a positive integer, got 1.5"],
+      ["unusedSessionMs", 0, "a whole number >= 1, got 0"],
+      ["sessionsPerMinute", -1, "a whole number >= 1 or Infinity, got -1"],
+      ["sessionBurst", 1.5, "a whole number >= 1, got 1.5"],
     ] as const
   ) {
     await t.step(name, () => {

@@ -33,6 +33,7 @@ import {
   SESSION_HEADER,
   shuttingDown,
 } from "./_response.ts";
+import { checkWholeNumber } from "../_util/whole_number.ts";
 
 /**
  * How long a session may sit unused before it is closed by default: 15 minutes.
@@ -326,25 +327,22 @@ function configOf(options: SessionsOptions): Config {
     DEFAULT_MAX_SESSIONS,
   );
   const perMinute = options.sessionsPerMinute ?? DEFAULT_SESSIONS_PER_MINUTE;
-  if (
-    perMinute !== Infinity &&
-    (!Number.isSafeInteger(perMinute) || perMinute < 1)
-  ) {
-    throw new RangeError(
-      `Cannot create HTTP handler: sessionsPerMinute must be a positive integer or Infinity, got ${perMinute}`,
-    );
-  }
+  checkWholeNumber(
+    "Cannot create HTTP handler",
+    "sessionsPerMinute",
+    perMinute,
+    {
+      min: 1,
+      or: Infinity,
+    },
+  );
   const burst = positiveInteger(
     "sessionBurst",
     options.sessionBurst,
     DEFAULT_SESSION_BURST,
   );
   const history = options.eventHistory ?? 0;
-  if (!Number.isSafeInteger(history) || history < 0) {
-    throw new RangeError(
-      `Cannot create HTTP handler: eventHistory must be an integer >= 0, got ${history}`,
-    );
-  }
+  checkWholeNumber("Cannot create HTTP handler", "eventHistory", history);
   const retryMs = options.retryMs === undefined
     ? undefined
     : positiveInteger("retryMs", options.retryMs, 0);

@@ -28,6 +28,7 @@ export {
   RequestStateSigner,
 } from "../jsonrpc/_request_state.ts";
 import type { LogLevel } from "./context.ts";
+import { checkWholeNumber } from "../_util/whole_number.ts";
 
 /** Methods only the stateless revision has. */
 const STATELESS_ONLY = new Set(["server/discover", "subscriptions/listen"]);
@@ -201,11 +202,9 @@ export function checkCacheHints(
     );
   }
   const ttlMs = hints.ttlMs ?? DEFAULT_CACHE_HINTS.ttlMs;
-  if (!Number.isSafeInteger(ttlMs) || ttlMs < 0) {
-    throw new RangeError(
-      `Cannot create server: cache.ttlMs must be an integer >= 0, got ${ttlMs}`,
-    );
-  }
+  checkWholeNumber("Cannot create server", "cache.ttlMs", ttlMs, {
+    unit: "milliseconds",
+  });
   const cacheScope = hints.cacheScope ?? DEFAULT_CACHE_HINTS.cacheScope;
   if (cacheScope !== "public" && cacheScope !== "private") {
     throw new TypeError(

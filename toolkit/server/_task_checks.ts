@@ -7,6 +7,7 @@ import { isRecord, jsonType } from "../_util/json_type.ts";
 import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
 import type { AuthInfo } from "./context.ts";
 import type { TaskOptions } from "./tasks.ts";
+import { checkWholeNumber } from "../_util/whole_number.ts";
 
 /** The extension's id, in capabilities and in errors. */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
@@ -64,17 +65,16 @@ export function checkTaskOption(
   const ttlMs = options.ttlMs === undefined
     ? DEFAULT_TASK_TTL_MS
     : options.ttlMs;
-  if (ttlMs !== null && (!Number.isSafeInteger(ttlMs) || ttlMs < 1)) {
-    throw new RangeError(
-      `${named}: task.ttlMs must be a whole number of milliseconds >= 1 or null, got ${ttlMs}`,
-    );
-  }
+  checkWholeNumber(named, "task.ttlMs", ttlMs, {
+    min: 1,
+    or: null,
+    unit: "milliseconds",
+  });
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
-  if (!Number.isSafeInteger(pollIntervalMs) || pollIntervalMs < 1) {
-    throw new RangeError(
-      `${named}: task.pollIntervalMs must be a whole number of milliseconds >= 1, got ${pollIntervalMs}`,
-    );
-  }
+  checkWholeNumber(named, "task.pollIntervalMs", pollIntervalMs, {
+    min: 1,
+    unit: "milliseconds",
+  });
   return { support, ttlMs, pollIntervalMs, detach };
 }
 

@@ -47,6 +47,7 @@ import type { Skill } from "../skills/skill.ts";
 import { TASKS_EXTENSION } from "./_task_checks.ts";
 import { TaskManager } from "./_tasks.ts";
 import type { TaskStore } from "./tasks.ts";
+import { checkWholeNumber } from "../_util/whole_number.ts";
 
 /** The lists that announce their changes. */
 type ListKind = "tools" | "resources" | "prompts";
@@ -280,11 +281,9 @@ export class ToolServer {
             .pageSize}`,
         );
       }
-      if (!Number.isSafeInteger(options.pageSize) || options.pageSize < 1) {
-        throw new RangeError(
-          `Cannot create server: pageSize must be a whole number >= 1, got ${options.pageSize}`,
-        );
-      }
+      checkWholeNumber("Cannot create server", "pageSize", options.pageSize, {
+        min: 1,
+      });
     }
     checkIcons(info.icons, "Cannot create server");
     if (info.websiteUrl !== undefined && !URL.canParse(info.websiteUrl)) {

@@ -13,6 +13,7 @@ import {
   type SkillFileData,
   type SkillFrontmatter,
 } from "./skill.ts";
+import { checkWholeNumber } from "../_util/whole_number.ts";
 
 /** A skill holds at most this many files, `SKILL.md` included. */
 export const MAX_SKILL_FILES = 512;
@@ -315,11 +316,7 @@ function checkCache(
       }`,
     );
   }
-  if (!Number.isSafeInteger(ttlMs) || ttlMs < 0) {
-    throw new RangeError(
-      `${action}: cache.ttlMs: expected a whole number >= 0, got ${ttlMs}`,
-    );
-  }
+  checkWholeNumber(action, "cache.ttlMs", ttlMs, { unit: "milliseconds" });
   const cacheScope = cache.cacheScope ?? "private";
   if (cacheScope !== "public" && cacheScope !== "private") {
     throw new TypeError(

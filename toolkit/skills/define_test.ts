@@ -385,7 +385,7 @@ Deno.test("defineSkill() refuses a skill that breaks a rule, naming the skill an
       "ttlMs negative",
       { ...named(ok), cache: { ttlMs: -1 } },
       RangeError,
-      /cache\.ttlMs: expected a whole number >= 0, got -1/,
+      /cache\.ttlMs must be a whole number of milliseconds >= 0, got -1/,
     ],
     [
       "ttlMs a string",

@@ -13,6 +13,7 @@ import {
   takePipeSink,
   takePipeSource,
 } from "./_fd_pipe.ts";
+import { checkWholeNumber } from "../_util/whole_number.ts";
 
 /**
  * The default limit on one incoming message: 16 MiB.
@@ -124,11 +125,10 @@ export class StdioTransport implements McpTransport {
    */
   constructor(options: StdioTransportOptions = {}) {
     const max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    if (!Number.isSafeInteger(max) || max < 1) {
-      throw new RangeError(
-        `Cannot create stdio transport: maxMessageBytes must be a positive integer, got ${max}`,
-      );
-    }
+    checkWholeNumber("Cannot create stdio transport", "maxMessageBytes", max, {
+      min: 1,
+      unit: "bytes",
+    });
     this.#maxBytes = max;
     this.#readable = options.readable;
     this.#writable = options.writable;
