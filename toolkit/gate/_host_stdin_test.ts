@@ -3,7 +3,7 @@
 // file.
 
 import assert from "node:assert/strict";
-import { HELLO_COMMAND } from "./testdata/gate_session.ts";
+import { HELLO_COMMAND } from "./testdata/gate_process.ts";
 
 const MAIN = new URL("./main.ts", import.meta.url).pathname;
 

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { parsePolicyText, watchPolicy } from "./_policy_source.ts";
-import { writeAtomic } from "./testdata/gate_session.ts";
+import { until } from "../testing/_until.ts";
+import { writeAtomic } from "./testdata/gate_process.ts";
 
 function located(text: string, format: "json" | "jsonc" | "yaml" | "toml") {
   try {
@@ -63,9 +64,7 @@ Deno.test("watchPolicy() loads, follows and refuses like the gate needs", async 
       path,
       'allow: ["read:**"]\nunprobed: allow\ntools:\n  search: allow\n',
     );
-    for (let i = 0; i < 200 && source.current().unprobed !== "allow"; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await until("the reload", () => source.current().unprobed === "allow");
     assert.equal(
       source.current().policy.evaluate(["read:a"]).decision,
       "allow",
@@ -79,9 +78,7 @@ Deno.test("watchPolicy() loads, follows and refuses like the gate needs", async 
       logged.join("\n"),
     );
     await writeAtomic(path, "tools:\n  search: allow\n  shell: never\n");
-    for (let i = 0; i < 200 && !logged.some((l) => l.includes("never")); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await until("the refusal", () => logged.some((l) => l.includes("never")));
     assert.ok(
       logged.includes(
         `${path}:3:3: tools.shell: expected "allow", "ask" or "deny", got "never" (keeping the last good policy)`,
@@ -89,13 +86,10 @@ Deno.test("watchPolicy() loads, follows and refuses like the gate needs", async 
       logged.join("\n"),
     );
     await writeAtomic(path, 'allow: ["read:**"]\nunprobed: sometimes\n');
-    for (
-      let i = 0;
-      i < 200 && !logged.some((l) => l.includes("sometimes"));
-      i++
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await until(
+      "the refusal",
+      () => logged.some((l) => l.includes("sometimes")),
+    );
     assert.ok(
       logged.includes(
         `${path}:2:1: unprobed: expected "allow", "ask" or "deny", got "sometimes" (keeping the last good policy)`,

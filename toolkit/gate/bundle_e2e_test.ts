@@ -5,10 +5,11 @@
 
 import assert from "node:assert/strict";
 import {
+  callTool,
   HELLO_COMMAND,
   startGateProcess,
   textOf,
-} from "./testdata/gate_session.ts";
+} from "./testdata/gate_process.ts";
 
 const MAIN = decodeURIComponent(new URL("./main.ts", import.meta.url).pathname);
 const REPO = decodeURIComponent(new URL("../../", import.meta.url).pathname);
@@ -43,12 +44,12 @@ Deno.test("the bundled gate decides calls by its policy from a directory without
       HELLO_COMMAND,
       { entry: out, cwd: dir, env: { HELLO_ROOT: root } },
     );
-    const allowed = await gate.call("write_file", {
+    const allowed = await callTool(gate, "write_file", {
       path: "notes/a.txt",
       content: "hi",
     });
     assert.equal(textOf(allowed), "Wrote 2 bytes to notes/a.txt");
-    const denied = await gate.call("write_file", {
+    const denied = await callTool(gate, "write_file", {
       path: "secrets/k",
       content: "x",
     });
@@ -57,7 +58,7 @@ Deno.test("the bundled gate decides calls by its policy from a directory without
       /write:secrets\/k denied by write:secrets\/\*\*/,
     );
     assert.equal(
-      textOf(await gate.call("hello", { name: "Ada" })),
+      textOf(await callTool(gate, "hello", { name: "Ada" })),
       "Hello, Ada!",
     );
     const status = await gate.close();

@@ -2,12 +2,14 @@
 
 import assert from "node:assert/strict";
 import {
+  callTool,
   FAKE_COMMAND,
   HELLO_COMMAND,
   type Message,
+  rpc,
   startGateProcess,
   textOf,
-} from "./testdata/gate_session.ts";
+} from "./testdata/gate_process.ts";
 
 async function workspace(policy: string, name = "policy.yaml") {
   const dir = await Deno.makeTempDir({ prefix: "gate-test-" });
@@ -51,7 +53,7 @@ Deno.test("gate decides hello-tool's calls by the policy", async (t) => {
   );
 
   await t.step("tools/list passes through unchanged", async () => {
-    const answer = await gate.request("tools/list");
+    const answer = await rpc(gate, "tools/list");
     const names = answer.result.tools.map((tool: Message) => tool.name);
     assert.deepEqual(names, ["hello", "write_file", "delete_file"]);
   });
@@ -59,7 +61,7 @@ Deno.test("gate decides hello-tool's calls by the policy", async (t) => {
   await t.step(
     "an allowed call is forwarded and its answer returned",
     async () => {
-      const answer = await gate.call("write_file", {
+      const answer = await callTool(gate, "write_file", {
         path: "notes/a.txt",
         content: "hi",
       });
@@ -72,7 +74,7 @@ Deno.test("gate decides hello-tool's calls by the policy", async (t) => {
   await t.step(
     "a denied call names the pattern and the rule, and does nothing",
     async () => {
-      const answer = await gate.call("write_file", {
+      const answer = await callTool(gate, "write_file", {
         path: "secrets/key",
         content: "SECRET-VALUE",
       });
@@ -86,7 +88,7 @@ Deno.test("gate decides hello-tool's calls by the policy", async (t) => {
   );
 
   await t.step("deny beats allow", async () => {
-    const answer = await gate.call("delete_file", { path: "tmp/x" });
+    const answer = await callTool(gate, "delete_file", { path: "tmp/x" });
     assert.equal(answer.result.isError, true);
     assert.match(textOf(answer), /delete:tmp\/x denied by delete:\*\*/);
   });
@@ -94,7 +96,7 @@ Deno.test("gate decides hello-tool's calls by the policy", async (t) => {
   await t.step(
     "a probe answered isError goes back to the host; nothing runs",
     async () => {
-      const answer = await gate.call("write_file", {
+      const answer = await callTool(gate, "write_file", {
         path: "../out.txt",
         content: "x",
       });
@@ -107,7 +109,7 @@ Deno.test("gate decides hello-tool's calls by the policy", async (t) => {
   await t.step(
     "an asked call is refused when the host cannot elicit, with how to allow it",
     async () => {
-      const answer = await gate.call("write_file", {
+      const answer = await callTool(gate, "write_file", {
         path: "x.txt",
         content: "x",
       });
@@ -117,7 +119,10 @@ Deno.test("gate decides hello-tool's calls by the policy", async (t) => {
       assert.match(text, /write:x\.txt \(no rule matches\)/);
       assert.match(text, /allow: \["write:x\.txt"\]/);
       const byRule = textOf(
-        await gate.call("write_file", { path: "drafts/d.md", content: "x" }),
+        await callTool(gate, "write_file", {
+          path: "drafts/d.md",
+          content: "x",
+        }),
       );
       assert.match(byRule, /asked by write:drafts\/\*\*/);
       assert.match(
@@ -129,16 +134,15 @@ Deno.test("gate decides hello-tool's calls by the policy", async (t) => {
   );
 
   await t.step("an unprobed tool gets the unprobed decision", async () => {
-    const answer = await gate.call("hello", { name: "Ada" });
+    const answer = await callTool(gate, "hello", { name: "Ada" });
     assert.equal(textOf(answer), "Hello, Ada!");
   });
 
   await t.step("the host's own probe passes untouched", async () => {
-    const answer = await gate.call(
-      "write_file",
-      { path: "secrets/key", content: "x" },
-      { "forge.permission_patterns": true },
-    );
+    const answer = await callTool(gate, "write_file", {
+      path: "secrets/key",
+      content: "x",
+    }, { "forge.permission_patterns": true });
     assert.deepEqual(answer.result._meta["forge.patterns"], [
       "write:secrets/key",
     ]);
@@ -154,16 +158,15 @@ Deno.test("gate decides hello-tool's calls by the policy", async (t) => {
         HELLO_COMMAND,
         { env: { HELLO_ROOT: ws2.root } },
       );
-      const answer = await denying.call("hello", { name: "x" }, {
+      const answer = await callTool(denying, "hello", { name: "x" }, {
         "forge.permission_patterns": true,
       });
       assert.equal(answer.result.isError, true);
       assert.match(textOf(answer), /unprobed setting is deny/);
-      const notTrue = await gate.call(
-        "write_file",
-        { path: "secrets/key", content: "x" },
-        { "forge.permission_patterns": "yes" },
-      );
+      const notTrue = await callTool(gate, "write_file", {
+        path: "secrets/key",
+        content: "x",
+      }, { "forge.permission_patterns": "yes" });
       assert.match(textOf(notTrue), /denied by write:secrets/);
       assert.equal(await exists(`${ws.root}/secrets`), false);
     },
@@ -178,13 +181,13 @@ Deno.test("gate decides hello-tool's calls by the policy", async (t) => {
         HELLO_COMMAND,
         { env: { HELLO_ROOT: ws3.root } },
       );
-      const answer = await asking.call("write_files", { path: "a" });
+      const answer = await callTool(asking, "write_files", { path: "a" });
       assert.deepEqual(answer.error, {
         code: -32602,
         message: 'Unknown tool: "write_files"',
       });
       // A listed tool without the probe is still asked about.
-      const listed = await asking.call("hello", { name: "x" });
+      const listed = await callTool(asking, "hello", { name: "x" });
       assert.match(textOf(listed), /unprobed setting is ask/);
       // The audit is written as calls are decided; the gate's exit flushes it.
       assert.equal((await asking.close()).code, 0);
@@ -203,11 +206,10 @@ Deno.test("gate decides hello-tool's calls by the policy", async (t) => {
   await t.step("approvals the host sends are stripped", async () => {
     // An approval for the wrong pattern would make the server refuse; the
     // gate replaces it with what the policy approved.
-    const answer = await gate.call(
-      "write_file",
-      { path: "notes/b.txt", content: "bb" },
-      { "forge.approved_patterns": ["write:secrets/key"] },
-    );
+    const answer = await callTool(gate, "write_file", {
+      path: "notes/b.txt",
+      content: "bb",
+    }, { "forge.approved_patterns": ["write:secrets/key"] });
     assert.equal(textOf(answer), "Wrote 2 bytes to notes/b.txt");
   });
 
@@ -256,6 +258,7 @@ Deno.test("gate decides hello-tool's calls by the policy", async (t) => {
 
   await t.step("stdout carries JSON-RPC only", () => {
     for (const message of gate.messages) assert.equal(message.jsonrpc, "2.0");
+    assert.deepEqual(gate.violations, []);
   });
 
   await t.step("host EOF closes the server and the gate exits 0", async () => {
@@ -285,7 +288,7 @@ tools:
     "an entry allows a tool without the probe over unprobed: deny",
     async () => {
       assert.equal(
-        textOf(await gate.call("hello", { name: "Ada" })),
+        textOf(await callTool(gate, "hello", { name: "Ada" })),
         "Hello, Ada!",
       );
     },
@@ -294,7 +297,7 @@ tools:
   await t.step(
     "deny refuses a probed tool whatever its patterns allow",
     async () => {
-      const answer = await gate.call("delete_file", { path: "tmp/x" });
+      const answer = await callTool(gate, "delete_file", { path: "tmp/x" });
       assert.equal(answer.result.isError, true);
       assert.equal(
         textOf(answer),
@@ -307,11 +310,13 @@ tools:
   await t.step(
     "ask asks before a call its patterns allow; accept runs it",
     async () => {
-      const answered = gate.call("write_file", {
+      const answered = callTool(gate, "write_file", {
         path: "notes/a.txt",
         content: "hi",
       });
-      const request = await gate.next((m) => m.method === "elicitation/create");
+      const request: Message = await gate.next((m) =>
+        m.method === "elicitation/create"
+      );
       assert.match(
         request.params.message,
         /- write:notes\/a\.txt: allowed by write:notes\/\*\*/,
@@ -320,7 +325,7 @@ tools:
         request.params.message,
         /- every call of write_file: asked by tools\.write_file/,
       );
-      await gate.send({
+      await gate.sendMessage({
         jsonrpc: "2.0",
         id: request.id,
         result: { action: "accept" },
@@ -373,7 +378,7 @@ Deno.test("gate decides a 2026-07-28 host's calls, which carry their revision in
     async () => {
       // The host never listed the tools: the gate lists them itself, in the
       // same revision, and so does its probe.
-      const answer = await gate.call("write_file", {
+      const answer = await callTool(gate, "write_file", {
         path: "notes/a.txt",
         content: "hi",
       }, meta);
@@ -384,14 +389,14 @@ Deno.test("gate decides a 2026-07-28 host's calls, which carry their revision in
   );
 
   await t.step("the gate's own refusals say they are complete", async () => {
-    const denied = await gate.call("write_file", {
+    const denied = await callTool(gate, "write_file", {
       path: "secrets/k",
       content: "x",
     }, meta);
     assert.equal(denied.result.isError, true);
     assert.equal(denied.result.resultType, "complete");
     assert.match(textOf(denied), /denied by write:secrets/);
-    const asked = await gate.call("write_file", {
+    const asked = await callTool(gate, "write_file", {
       path: "drafts/d.md",
       content: "x",
     }, meta);
@@ -403,7 +408,7 @@ Deno.test("gate decides a 2026-07-28 host's calls, which carry their revision in
   await t.step(
     "a probe answered isError is passed back as the server said it",
     async () => {
-      const answer = await gate.call("write_file", {
+      const answer = await callTool(gate, "write_file", {
         path: "../out.txt",
         content: "x",
       }, meta);
@@ -429,7 +434,7 @@ Deno.test("gate asks a 2026-07-28 host in rounds: an input-required result, then
     reply: Message,
     changed: Message = args,
   ) =>
-    gate.request("tools/call", {
+    rpc(gate, "tools/call", {
       name: "write_file",
       arguments: changed,
       inputResponses: { [KEY]: reply },
@@ -441,7 +446,7 @@ Deno.test("gate asks a 2026-07-28 host in rounds: an input-required result, then
   await t.step(
     "the question comes back as the call's input-required result",
     async () => {
-      asked = (await gate.call("write_file", args, meta)).result;
+      asked = (await callTool(gate, "write_file", args, meta)).result;
       assert.equal(asked.resultType, "input_required");
       assert.deepEqual(Object.keys(asked.inputRequests), [KEY]);
       const request = asked.inputRequests[KEY];
@@ -518,7 +523,7 @@ Deno.test("gate's round and a 2026-07-28 server's own round of one call go throu
   const meta = era2026({ elicitation: {} });
   const KEY = "forge-gate/approval";
   const call = (extra: Message = {}) =>
-    gate.request("tools/call", {
+    rpc(gate, "tools/call", {
       name: "test_input_required_result_elicitation",
       arguments: {},
       ...extra,
@@ -561,17 +566,22 @@ Deno.test("gate asks a host that can elicit, and follows the answer", async (t) 
   let asked = 0;
   async function answerNextElicitation(action: string): Promise<Message> {
     const index = asked++;
-    const request = await gate.next((m) =>
+    const request: Message = await gate.next((m) =>
       m.method === "elicitation/create" &&
       gate.messages.filter((x) => x.method === "elicitation/create")
           .indexOf(m) === index
     );
-    await gate.send({ jsonrpc: "2.0", id: request.id, result: { action } });
+    await gate.sendMessage({
+      jsonrpc: "2.0",
+      id: request.id,
+      result: { action },
+    });
     return request;
   }
 
   await t.step("accept forwards the call", async () => {
-    const answered = gate.call(
+    const answered = callTool(
+      gate,
       "write_file",
       { path: "drafts/a.md", content: "# A" },
       undefined,
@@ -595,7 +605,7 @@ Deno.test("gate asks a host that can elicit, and follows the answer", async (t) 
 
   await t.step("long arguments are shown cut, with their length", async () => {
     const args = { path: "drafts/long.md", content: "x".repeat(3000) };
-    const answered = gate.call("write_file", args);
+    const answered = callTool(gate, "write_file", args);
     const request = await answerNextElicitation("decline");
     const shown = request.params.message.split("\nArguments: ")[1];
     const all = JSON.stringify(args);
@@ -611,12 +621,12 @@ Deno.test("gate asks a host that can elicit, and follows the answer", async (t) 
     async () => {
       await Deno.mkdir(`${ws.root}/drafts/swap`, { recursive: true });
       await Deno.mkdir(`${ws.root}/secrets`);
-      const answered = gate.call("write_file", {
+      const answered = callTool(gate, "write_file", {
         path: "drafts/swap/key",
         content: "x",
       });
       const index = asked++;
-      const request = await gate.next((m) =>
+      const request: Message = await gate.next((m) =>
         m.method === "elicitation/create" &&
         gate.messages.filter((x) => x.method === "elicitation/create")
             .indexOf(m) === index
@@ -624,7 +634,7 @@ Deno.test("gate asks a host that can elicit, and follows the answer", async (t) 
       assert.match(request.params.message, /write:drafts\/swap\/key/);
       await Deno.remove(`${ws.root}/drafts/swap`);
       await Deno.symlink(`${ws.root}/secrets`, `${ws.root}/drafts/swap`);
-      await gate.send({
+      await gate.sendMessage({
         jsonrpc: "2.0",
         id: request.id,
         result: { action: "accept" },
@@ -637,7 +647,7 @@ Deno.test("gate asks a host that can elicit, and follows the answer", async (t) 
   );
 
   await t.step("decline refuses", async () => {
-    const answered = gate.call("write_file", {
+    const answered = callTool(gate, "write_file", {
       path: "drafts/b.md",
       content: "b",
     });
@@ -652,7 +662,7 @@ Deno.test("gate asks a host that can elicit, and follows the answer", async (t) 
   });
 
   await t.step("cancel refuses", async () => {
-    const answered = gate.call("write_file", {
+    const answered = callTool(gate, "write_file", {
       path: "drafts/c.md",
       content: "c",
     });
@@ -665,36 +675,37 @@ Deno.test("gate asks a host that can elicit, and follows the answer", async (t) 
   await t.step(
     "cancelling the call cancels the elicitation and answers nothing",
     async () => {
-      gate.call(
+      callTool(
+        gate,
         "write_file",
         { path: "drafts/d.md", content: "d" },
         undefined,
         "doomed",
       ).catch(() => {});
       const index = asked++;
-      const request = await gate.next((m) =>
+      const request: Message = await gate.next((m) =>
         m.method === "elicitation/create" &&
         gate.messages.filter((x) => x.method === "elicitation/create").indexOf(
             m,
           ) === index
       );
-      await gate.send({
+      await gate.sendMessage({
         jsonrpc: "2.0",
         method: "notifications/cancelled",
         params: { requestId: "doomed", reason: "user pressed stop" },
       });
-      const cancel = await gate.next((m) =>
+      const cancel: Message = await gate.next((m) =>
         m.method === "notifications/cancelled" &&
-        m.params.requestId === request.id
+        m.params?.requestId === request.id
       );
       assert.equal(cancel.params.reason, "user pressed stop");
       // A late answer to the cancelled elicitation changes nothing.
-      await gate.send({
+      await gate.sendMessage({
         jsonrpc: "2.0",
         id: request.id,
         result: { action: "accept" },
       });
-      const after = await gate.call("hello", { name: "x" });
+      const after = await callTool(gate, "hello", { name: "x" });
       assert.equal(textOf(after), "Hello, x!");
       assert.equal(gate.messages.some((m) => m.id === "doomed"), false);
       assert.equal(await exists(`${ws.root}/drafts/d.md`), false);
@@ -732,7 +743,7 @@ Deno.test("gate keeps ids straight and sends the approved patterns", async (t) =
   await t.step(
     "a call of a tool not yet listed is probed (the gate lists the tools itself)",
     async () => {
-      const answer = await gate.call("probed", { patterns: ["write:a"] });
+      const answer = await callTool(gate, "probed", { patterns: ["write:a"] });
       assert.deepEqual(JSON.parse(textOf(answer)), {
         "forge.approved_patterns": ["x-fake:always", "write:a"],
       });
@@ -743,13 +754,14 @@ Deno.test("gate keeps ids straight and sends the approved patterns", async (t) =
     "host ids in the gate's own id space do not collide",
     async () => {
       const [a, b] = await Promise.all([
-        gate.call(
+        callTool(
+          gate,
           "probed",
           { patterns: ["write:b"] },
           undefined,
           "forge-gate:1",
         ),
-        gate.call("plain", {}, undefined, "forge-gate:2"),
+        callTool(gate, "plain", {}, undefined, "forge-gate:2"),
       ]);
       assert.equal(a.id, "forge-gate:1");
       assert.deepEqual(JSON.parse(textOf(a))["forge.approved_patterns"], [
@@ -758,9 +770,9 @@ Deno.test("gate keeps ids straight and sends the approved patterns", async (t) =
       ]);
       assert.equal(b.id, "forge-gate:2");
       assert.deepEqual(JSON.parse(textOf(b)), {});
-      const numeric = await gate.call("plain", {}, undefined, 1);
+      const numeric = await callTool(gate, "plain", {}, undefined, 1);
       assert.equal(numeric.id, 1);
-      const seen = JSON.parse(textOf(await gate.call("seen")))
+      const seen = JSON.parse(textOf(await callTool(gate, "seen")))
         .seen as unknown[];
       // Numbers pass as they are; strings the gate owns are rewritten.
       assert.ok(seen.includes(1));
@@ -771,10 +783,12 @@ Deno.test("gate keeps ids straight and sends the approved patterns", async (t) =
   await t.step(
     "a server request under a gate-owned id reaches the host rewritten and its answer gets back",
     async () => {
-      const answered = gate.call("ask_host", {}, undefined, 77);
-      const request = await gate.next((m) => m.method === "roots/list");
+      const answered = callTool(gate, "ask_host", {}, undefined, 77);
+      const request: Message = await gate.next((m) =>
+        m.method === "roots/list"
+      );
       assert.notEqual(request.id, "forge-gate:1");
-      await gate.send({
+      await gate.sendMessage({
         jsonrpc: "2.0",
         id: request.id,
         result: { roots: [{ uri: "file:///r" }] },
@@ -789,7 +803,7 @@ Deno.test("gate keeps ids straight and sends the approved patterns", async (t) =
   await t.step(
     "an unprobed call carries no approvals, and a smuggled one is stripped",
     async () => {
-      const answer = await gate.call("plain", {}, {
+      const answer = await callTool(gate, "plain", {}, {
         "forge.approved_patterns": ["write:anything"],
         progressToken: "p1",
       });
@@ -800,15 +814,24 @@ Deno.test("gate keeps ids straight and sends the approved patterns", async (t) =
   await t.step(
     "cancelling a call waiting on its probe cancels the probe",
     async () => {
-      gate.call("wait", {}, undefined, "w1").catch(() => {});
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      await gate.send({
+      callTool(gate, "wait", { announce: true }, undefined, "w1")
+        .catch(() => {});
+      // The fake server says when the probe reached it, and when its
+      // cancellation did.
+      const said = (text: RegExp) =>
+        gate.next((m) =>
+          m.method === "notifications/message" &&
+          text.test(String(m.params?.data))
+        );
+      const probe = await said(/^probe of wait: /);
+      await gate.sendMessage({
         jsonrpc: "2.0",
         method: "notifications/cancelled",
         params: { requestId: "w1" },
       });
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const { cancelled } = JSON.parse(textOf(await gate.call("seen")));
+      const probeId = String(probe.params?.data).split(": ")[1];
+      await said(new RegExp(`^cancelled: ${probeId}$`));
+      const { cancelled } = JSON.parse(textOf(await callTool(gate, "seen")));
       assert.equal(cancelled.length, 1);
       assert.match(cancelled[0], /^forge-gate:\d+$/);
       assert.equal(gate.messages.some((m) => m.id === "w1"), false);
@@ -818,7 +841,9 @@ Deno.test("gate keeps ids straight and sends the approved patterns", async (t) =
   await t.step(
     "progress passes to the host under the host's token",
     async () => {
-      const answer = await gate.call("progress", {}, { progressToken: "tok" });
+      const answer = await callTool(gate, "progress", {}, {
+        progressToken: "tok",
+      });
       assert.equal(answer.error, undefined);
       const progress = await gate.next((m) =>
         m.method === "notifications/progress"
@@ -834,21 +859,21 @@ Deno.test("gate keeps ids straight and sends the approved patterns", async (t) =
   await t.step(
     "a malformed line is answered and the gate keeps serving",
     async () => {
-      await gate.sendRaw("{not json\n");
+      await gate.send("{not json\n");
       const parseError = await gate.next((m) => m.error?.code === -32700);
       assert.equal(parseError.id, null);
-      assert.equal((await gate.call("plain")).error, undefined);
+      assert.equal((await callTool(gate, "plain")).error, undefined);
     },
   );
 
   await t.step(
     "tools/list_changed makes the gate learn the tools again",
     async () => {
-      const before = await gate.call("plain", {}, undefined, "before");
+      const before = await callTool(gate, "plain", {}, undefined, "before");
       assert.deepEqual(JSON.parse(textOf(before)), {});
-      await gate.call("flip");
+      await callTool(gate, "flip");
       await gate.next((m) => m.method === "notifications/tools/list_changed");
-      const after = await gate.call("plain", { patterns: ["write:z"] });
+      const after = await callTool(gate, "plain", { patterns: ["write:z"] });
       assert.deepEqual(JSON.parse(textOf(after)), {
         "forge.approved_patterns": ["x-fake:always", "write:z"],
       });
@@ -856,7 +881,7 @@ Deno.test("gate keeps ids straight and sends the approved patterns", async (t) =
   );
 
   await t.step("unknown methods and notifications pass both ways", async () => {
-    const answer = await gate.request("resources/list");
+    const answer = await rpc(gate, "resources/list");
     assert.equal(answer.error.code, -32601);
   });
 });
@@ -867,15 +892,15 @@ Deno.test("gate answers pending calls when the server crashes, and exits non-zer
     ["--policy", ws.policyPath],
     FAKE_COMMAND,
   );
-  await gate.request("tools/list");
-  const pending = gate.call("wait", { patterns: [] }, {
+  await rpc(gate, "tools/list");
+  const pending = callTool(gate, "wait", { patterns: [] }, {
     "forge.permission_patterns": true,
   }, "p");
-  const crash = await gate.call("crash", {}, undefined, "c");
+  const crash = await callTool(gate, "crash", {}, undefined, "c");
   assert.equal(crash.error.code, -32000);
   assert.match(crash.error.message, /exited with status 3/);
   assert.equal((await pending).error.code, -32000);
   const status = await gate.close();
   assert.equal(status.code, 3);
-  assert.match(gate.stderr(), /forge gate: the server exited with status 3/);
+  assert.match(gate.stderr, /forge gate: the server exited with status 3/);
 });

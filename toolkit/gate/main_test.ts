@@ -3,12 +3,13 @@
 import assert from "node:assert/strict";
 import {
   alive,
+  callTool,
   childrenOf,
   HELLO_COMMAND,
   startGateProcess,
   textOf,
   writeAtomic,
-} from "./testdata/gate_session.ts";
+} from "./testdata/gate_process.ts";
 
 const MAIN = new URL("./main.ts", import.meta.url).pathname;
 
@@ -106,11 +107,11 @@ Deno.test("gate follows an atomic rewrite of its policy file, and keeps the last
       },
     );
     const write = () =>
-      gate.call("write_file", { path: "a.txt", content: "a" });
+      callTool(gate, "write_file", { path: "a.txt", content: "a" });
     assert.equal((await write()).result.isError, true);
 
     await writeAtomic(policy, '{ "allow": ["write:**"] }\n');
-    await gate.waitStderr(
+    await gate.waitForStderr(
       /policy reloaded from .*policy\.json: 1 allow, 0 ask, 0 deny rules/,
     );
     assert.equal(textOf(await write()), "Wrote 1 byte to a.txt");
@@ -119,13 +120,13 @@ Deno.test("gate follows an atomic rewrite of its policy file, and keeps the last
       policy,
       '{\n  "allow": ["write:**"],\n  "deny": [42]\n}\n',
     );
-    await gate.waitStderr(
+    await gate.waitForStderr(
       /policy\.json:3:12: deny\[0\]: expected a rule string, got number \(keeping the last good policy\)/,
     );
     assert.equal(textOf(await write()), "Wrote 1 byte to a.txt");
 
     await writeAtomic(policy, '{ "allow": ["write:**"], }\n');
-    await gate.waitStderr(
+    await gate.waitForStderr(
       /policy\.json:1:\d+: .*\(keeping the last good policy\)/,
     );
     assert.equal(textOf(await write()), "Wrote 1 byte to a.txt");
@@ -150,12 +151,15 @@ Deno.test("gate stops both processes on SIGTERM", async () => {
         env: { HELLO_ROOT: dir },
       },
     );
-    assert.equal(textOf(await gate.call("hello", { name: "T" })), "Hello, T!");
-    const [server] = await childrenOf(gate.child.pid);
+    assert.equal(
+      textOf(await callTool(gate, "hello", { name: "T" })),
+      "Hello, T!",
+    );
+    const [server] = await childrenOf(gate.pid);
     assert.ok(server !== undefined && await alive(server), "no server process");
-    gate.child.kill("SIGTERM");
-    const status = await gate.child.status;
-    assert.equal(status.code, 0, gate.stderr());
+    gate.kill("SIGTERM");
+    const status = await gate.status;
+    assert.equal(status.code, 0, gate.stderr);
     assert.equal(await alive(server), false, "the server outlived the gate");
     await gate.close();
   } finally {
@@ -175,7 +179,7 @@ Deno.test("gate answers calls still in flight at host EOF before exiting", async
         env: { HELLO_ROOT: dir },
       },
     );
-    await gate.send({
+    await gate.sendMessage({
       jsonrpc: "2.0",
       id: 9,
       method: "tools/call",

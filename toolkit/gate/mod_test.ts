@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import * as gateEntry from "./mod.ts";
 import { startGate } from "./mod.ts";
 import { Policy } from "../policy/mod.ts";
-import { FAKE_COMMAND, HELLO_COMMAND } from "./testdata/gate_session.ts";
+import { FAKE_COMMAND, HELLO_COMMAND } from "./testdata/gate_process.ts";
 
 const ENCODER = new TextEncoder();
 
@@ -129,8 +129,9 @@ Deno.test("startGate()'s close() stops the server and answers what is pending", 
   await host.send(INITIALIZE);
   await host.next();
   // A call whose probe never answers: close() must not wait for it.
-  await host.call(2, "wait");
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await host.call(2, "wait", { announce: "yes" });
+  const probing = await host.next() as { params: { data: string } };
+  assert.match(probing.params.data, /^probe of wait: /);
   const closed = gate.close();
   const answer = await host.next() as {
     id: number;

@@ -5,18 +5,21 @@
 // run as real processes and are spoken to by one raw newline-delimited
 // JSON-RPC client, so the comparison is of the bytes a host would parse.
 import assert from "node:assert/strict";
+import { RpcError } from "../testing/testing.ts";
+import { spawnStdio, type StdioClient } from "../testing/stdio_client.ts";
 
 const REPO = new URL("../../", import.meta.url).pathname;
 const EVERYTHING = `${REPO}examples/everything/main.ts`;
 const GATE = `${REPO}toolkit/gate/main.ts`;
-const DECODER = new TextDecoder();
-const ENCODER = new TextEncoder();
 
 type Message = Record<string, unknown>;
 type Id = string | number;
 
 /** What a host answers when the server asks it something. */
-function answerServer(method: string, params: Message): unknown {
+function answerServer(
+  method: string,
+  params: Record<string, unknown> | undefined,
+): unknown {
   switch (method) {
     case "sampling/createMessage":
       return {
@@ -24,7 +27,7 @@ function answerServer(method: string, params: Message): unknown {
         model: "fake-model",
         content: {
           type: "text",
-          text: `echo of ${JSON.stringify(params.messages)}`,
+          text: `echo of ${JSON.stringify(params?.messages)}`,
         },
         stopReason: "endTurn",
       };
@@ -36,158 +39,21 @@ function answerServer(method: string, params: Message): unknown {
     case "roots/list":
       return { roots: [{ uri: "file:///tmp", name: "tmp" }] };
     default:
-      return undefined;
-  }
-}
-
-/**
- * A raw host: spawns a command, writes JSON lines, records every message it
- * receives, and answers the server's requests (keeping their ids, as a host
- * must).
- */
-class RawHost implements AsyncDisposable {
-  readonly received: Message[] = [];
-  stderr = "";
-  #child: Deno.ChildProcess;
-  #writer: WritableStreamDefaultWriter<Uint8Array>;
-  #waiters: {
-    test: (m: Message) => boolean;
-    resolve: (m: Message) => void;
-    fail: () => void;
-  }[] = [];
-  #reading: Promise<void>;
-  #stderrDone: Promise<void>;
-
-  constructor(command: string[]) {
-    this.#child = new Deno.Command(command[0], {
-      args: command.slice(1),
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-      env: { NO_COLOR: "1" },
-    }).spawn();
-    this.#writer = this.#child.stdin.getWriter();
-    this.#reading = this.#read();
-    this.#stderrDone = this.#drainStderr(this.#child.stderr);
-  }
-
-  async #drainStderr(stderr: ReadableStream<Uint8Array>): Promise<void> {
-    for await (const chunk of stderr) this.stderr += DECODER.decode(chunk);
-  }
-
-  async #read(): Promise<void> {
-    let carry = "";
-    for await (const chunk of this.#child.stdout) {
-      carry += DECODER.decode(chunk, { stream: true });
-      let newline;
-      while ((newline = carry.indexOf("\n")) !== -1) {
-        const line = carry.slice(0, newline);
-        carry = carry.slice(newline + 1);
-        if (line.trim() === "") continue;
-        const message = JSON.parse(line) as Message;
-        this.received.push(message);
-        if (typeof message.method === "string" && "id" in message) {
-          const result = answerServer(
-            message.method,
-            (message.params ?? {}) as Message,
-          );
-          await this.send(
-            result === undefined
-              ? {
-                jsonrpc: "2.0",
-                id: message.id,
-                error: { code: -32601, message: "Method not found" },
-              }
-              : { jsonrpc: "2.0", id: message.id, result },
-          );
-        }
-        this.#waiters = this.#waiters.filter((w) => {
-          if (!w.test(message)) return true;
-          w.resolve(message);
-          return false;
-        });
-      }
-    }
-    // Nothing more will come: fail whoever still waits, with the reason.
-    for (const waiter of this.#waiters) waiter.fail();
-    this.#waiters = [];
-  }
-
-  async send(message: Message): Promise<void> {
-    await this.#writer.write(ENCODER.encode(`${JSON.stringify(message)}\n`));
-  }
-
-  /** Resolves with the first message from now on that passes `test`. */
-  next(test: (m: Message) => boolean, what: string): Promise<Message> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () =>
-          reject(
-            new Error(`No ${what} within 10 s; stderr:\n${this.stderr}`),
-          ),
-        10_000,
-      );
-      this.#waiters.push({
-        test,
-        resolve: (m) => {
-          clearTimeout(timer);
-          resolve(m);
-        },
-        fail: () => {
-          clearTimeout(timer);
-          // stderr may still be arriving: give it a moment.
-          setTimeout(
-            () =>
-              reject(
-                new Error(
-                  `No ${what}: the process closed its stdout; stderr:\n${this.stderr}`,
-                ),
-              ),
-            100,
-          );
-        },
-      });
-    });
-  }
-
-  /** Sends a request and resolves with its response. */
-  request(id: Id, method: string, params?: Message): Promise<Message> {
-    const answer = this.next(
-      (m) => m.id === id && !("method" in m),
-      `answer to ${method} (id ${JSON.stringify(id)})`,
-    );
-    return this.send({ jsonrpc: "2.0", id, method, params }).then(() => answer);
-  }
-
-  async close(): Promise<Deno.CommandStatus> {
-    await this.#writer.close().catch(() => {});
-    const status = await this.#child.status;
-    await this.#reading;
-    await this.#stderrDone;
-    return status;
-  }
-
-  async [Symbol.asyncDispose](): Promise<void> {
-    try {
-      this.#child.kill("SIGKILL");
-    } catch {
-      // Already exited.
-    }
-    await this.close();
+      throw new RpcError(-32601, "Method not found");
   }
 }
 
 /** One step of the script: what a host sends, then waits for. */
 interface Step {
   name: string;
-  run(host: RawHost): Promise<void>;
+  run(host: StdioClient): Promise<void>;
 }
 
 function request(id: Id, method: string, params?: Message): Step {
   return {
     name: `${method} ${JSON.stringify(params ?? {})}`,
     run: async (host) => {
-      await host.request(id, method, params);
+      await host.exchange(method, params, { id });
     },
   };
 }
@@ -195,7 +61,7 @@ function request(id: Id, method: string, params?: Message): Step {
 function notify(method: string, params?: Message): Step {
   return {
     name: method,
-    run: (host) => host.send({ jsonrpc: "2.0", method, params }),
+    run: (host) => host.notify(method, params),
   };
 }
 
@@ -252,21 +118,33 @@ const SCRIPT: Step[] = [
   {
     name: "a call cancelled while it runs gets no answer",
     run: async (host) => {
-      await host.send({
+      // Cancelled once the server says it runs (its first progress): a gate
+      // still deciding the call must not let the cancellation overtake it.
+      const since = host.messages.length;
+      await host.sendMessage({
         jsonrpc: "2.0",
         id: "cancel-me",
         method: "tools/call",
-        params: { name: "test_reconnection", arguments: {} },
+        params: {
+          name: "test_tool_with_progress",
+          arguments: {},
+          _meta: { progressToken: "cancel-me" },
+        },
       });
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      await host.send({
-        jsonrpc: "2.0",
-        method: "notifications/cancelled",
-        params: { requestId: "cancel-me", reason: "test" },
+      await host.next((m) =>
+        m.method === "notifications/progress" &&
+        m.params?.progressToken === "cancel-me", { since });
+      await host.notify("notifications/cancelled", {
+        requestId: "cancel-me",
+        reason: "test",
       });
-      await host.request(29, "ping");
-      // test_reconnection answers after 100 ms when not cancelled.
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      await host.exchange("ping", undefined, { id: 29 });
+      // Uncancelled, the call would answer after a fixed time: the same
+      // call started later answers after it would have.
+      await host.exchange("tools/call", {
+        name: "test_tool_with_progress",
+        arguments: {},
+      }, { id: "after-cancel" });
     },
   },
   request(30, "ping"),
@@ -299,15 +177,15 @@ const SCRIPT_2026: Step[] = [
         arguments: {},
         _meta: ERA_2026,
       };
-      const first = await host.request(5, "tools/call", params);
+      const first = await host.exchange("tools/call", params, { id: 5 });
       const { requestState } = first.result as Message;
-      await host.request(6, "tools/call", {
+      await host.exchange("tools/call", {
         ...params,
         inputResponses: {
           user_name: { action: "accept", content: { name: "Ada" } },
         },
         requestState,
-      });
+      }, { id: 6 });
     },
   },
   request(7, "resources/read", { uri: "test://static-text", _meta: ERA_2026 }),
@@ -336,25 +214,40 @@ function normalise(message: Message): Message {
   return copy;
 }
 
-/** Runs `script` and returns, per step, every message received during it. */
-async function transcript(command: string[], script: Step[]): Promise<{
+/**
+ * Runs `script` and returns, per step, every message received during it.
+ * Each step ends with a ping (with `pingParams`) whose answer is left out:
+ * the server answers it only after writing whatever it sent for the step,
+ * so a notification sent right after an answer still lands in its step.
+ */
+async function transcript(
+  command: string[],
+  script: Step[],
+  pingParams?: Message,
+): Promise<{
   steps: { step: string; received: Message[] }[];
   status: Deno.CommandStatus;
   stderr: string;
 }> {
-  await using host = new RawHost(command);
+  await using host = spawnStdio(command[0], command.slice(1), {
+    env: { NO_COLOR: "1" },
+    onRequest: answerServer,
+  });
   const steps = [];
-  for (const step of script) {
-    const before = host.received.length;
+  for (const [n, step] of script.entries()) {
+    const before = host.messages.length;
     await step.run(host);
-    // Let notifications sent right after an answer arrive within the step.
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    const barrier = `barrier-${n}`;
+    await host.exchange("ping", pingParams, { id: barrier });
     steps.push({
       step: step.name,
-      received: host.received.slice(before).map(normalise),
+      received: host.messages.slice(before)
+        .filter((m) => m.id !== barrier)
+        .map((m) => normalise(m as unknown as Message)),
     });
   }
   const status = await host.close();
+  assert.deepEqual(host.violations, [], "stdout lines that are not JSON-RPC");
   return { steps, status, stderr: host.stderr };
 }
 
@@ -447,8 +340,8 @@ Deno.test("a 2026-07-28 host's requests are answered the same way through the ga
   const { dir, policy } = await allowAll();
   try {
     const [direct, gated2026] = await Promise.all([
-      transcript(SERVER, SCRIPT_2026),
-      transcript(gatedServer(policy), SCRIPT_2026),
+      transcript(SERVER, SCRIPT_2026, { _meta: ERA_2026 }),
+      transcript(gatedServer(policy), SCRIPT_2026, { _meta: ERA_2026 }),
     ]);
     assert.equal(gated2026.status.code, 0, gated2026.stderr);
     for (let i = 0; i < SCRIPT_2026.length; i++) {

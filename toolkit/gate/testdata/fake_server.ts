@@ -10,15 +10,27 @@
 // (sends one progress notification first), "flip" (makes "plain" a probed
 // tool and sends notifications/tools/list_changed).
 // Each real call answers the JSON of the `_meta` it received.
+// A "wait" probe with an `announce` argument says so to the host, and so does
+// its cancellation, as notifications/message ("probe of wait: <id>",
+// "cancelled: <id>"): tests wait for these instead of for time.
 
 const encoder = new TextEncoder();
 const seen: unknown[] = [];
 const cancelled: unknown[] = [];
 const approvals: unknown[] = [];
 const waiting = new Map<unknown, (answer: unknown) => void>();
+const announced = new Set<unknown>();
 
 function send(message: unknown): void {
   Deno.stdout.writeSync(encoder.encode(JSON.stringify(message) + "\n"));
+}
+
+function announce(data: string): void {
+  send({
+    jsonrpc: "2.0",
+    method: "notifications/message",
+    params: { level: "info", logger: "fake", data },
+  });
 }
 
 const tools: { name: string; inputSchema: unknown; _meta?: unknown }[] = [
@@ -48,6 +60,9 @@ async function handle(message: Record<string, any>): Promise<void> {
   if (message.id === undefined) {
     if (message.method === "notifications/cancelled") {
       cancelled.push(message.params.requestId);
+      if (announced.has(message.params.requestId)) {
+        announce(`cancelled: ${message.params.requestId}`);
+      }
     }
     return;
   }
@@ -66,7 +81,14 @@ async function handle(message: Record<string, any>): Promise<void> {
     case "tools/call": {
       const { name, arguments: args = {}, _meta = {} } = message.params;
       if (_meta["forge.permission_patterns"] === true) {
-        if (name === "wait") return; // a probe that never answers
+        if (name === "wait") {
+          // A probe that never answers.
+          if (args.announce) {
+            announced.add(message.id);
+            announce(`probe of wait: ${message.id}`);
+          }
+          return;
+        }
         if (args.bad) {
           return answer({
             content: [{ type: "text", text: "path: leaves the root" }],
