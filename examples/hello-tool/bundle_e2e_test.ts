@@ -3,20 +3,13 @@
 // way a host would.
 
 import assert from "node:assert/strict";
-import {
-  runOnce,
-  startSession,
-  type StdioSession,
-  textOf,
-} from "./_stdio_session.ts";
+import type { StdioClient } from "@forge/toolkit/testing";
+import { runOnce, startSession, textOf } from "./_main_process.ts";
 
 const MAIN = decodeURIComponent(new URL("./main.ts", import.meta.url).pathname);
 const REPO = decodeURIComponent(new URL("../../", import.meta.url).pathname);
 const BUILT_IN_LINE =
   /^hello-tool: no config\.json beside the script: using the built-in default config \(greeting "[^"]+"\); set HELLO_CONFIG to a file to reload it live$/;
-// Config edits are debounced (~150 ms) by the watcher; this is a deadline
-// for a test that would otherwise hang, not a performance target.
-const RELOAD_DEADLINE_MS = 5000;
 
 async function tempDir(prefix: string): Promise<string> {
   return await Deno.realPath(await Deno.makeTempDir({ prefix }));
@@ -38,20 +31,7 @@ async function bundle(dir: string): Promise<string> {
   return out;
 }
 
-async function until(
-  what: string,
-  condition: () => boolean | Promise<boolean>,
-): Promise<void> {
-  const end = Date.now() + RELOAD_DEADLINE_MS;
-  while (!(await condition())) {
-    if (Date.now() > end) {
-      throw new Error(`Timed out after ${RELOAD_DEADLINE_MS} ms: ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-async function greet(server: StdioSession): Promise<string> {
+async function greet(server: StdioClient): Promise<string> {
   return textOf(await server.call("hello", { name: "Ada" }));
 }
 
@@ -78,9 +58,9 @@ Deno.test("a deno bundle of hello-tool runs from any directory, on its built-in 
       "with no config.json beside it, greets with the built-in default and says so in one stderr line",
       async () => {
         await using server = await startSession({ HELLO_ROOT: root }, options);
-        const { result } = await server.request("tools/list");
+        const result = await server.request("tools/list");
         assert.deepEqual(
-          (result!.tools as { name: string }[]).map((tool) => tool.name),
+          (result.tools as { name: string }[]).map((tool) => tool.name),
           ["hello", "write_file", "delete_file"],
         );
         assert.equal(await greet(server), `${shippedDefault}, Ada!`);
@@ -92,10 +72,10 @@ Deno.test("a deno bundle of hello-tool runs from any directory, on its built-in 
         assert.equal(await Deno.readTextFile(`${root}/a.txt`), "ok");
         assert.equal((await server.close()).code, 0);
 
-        const said = server.stderr.filter((line) => BUILT_IN_LINE.test(line));
-        assert.equal(said.length, 1, server.stderr.join("\n"));
+        const said = server.stderrLines.filter((l) => BUILT_IN_LINE.test(l));
+        assert.equal(said.length, 1, server.stderr);
         assert.ok(said[0].includes(JSON.stringify(shippedDefault)));
-        const line = server.stderr.find((l) => l.includes("mcpServers"))!;
+        const line = server.stderrLines.find((l) => l.includes("mcpServers"))!;
         const entry = JSON.parse(line.slice(line.indexOf("{")))
           .mcpServers["hello-tool"];
         assert.equal(entry.args.at(-1), script, "the entry runs the bundle");
@@ -115,16 +95,10 @@ Deno.test("a deno bundle of hello-tool runs from any directory, on its built-in 
         );
         assert.equal(await greet(server), "Bonjour, Ada!");
         await Deno.writeTextFile(config, '{ "greeting": "Hej" }\n');
-        await until(
-          "the edited greeting",
-          async () => (await greet(server)) === "Hej, Ada!",
-        );
+        await server.waitForStderr(/greeting is now "Hej"/);
+        assert.equal(await greet(server), "Hej, Ada!");
         await server.close();
-        assert.ok(
-          server.stderr.some((l) => l.includes('greeting is now "Hej"')),
-          server.stderr.join("\n"),
-        );
-        assert.ok(!server.stderr.some((l) => BUILT_IN_LINE.test(l)));
+        assert.ok(!server.stderrLines.some((l) => BUILT_IN_LINE.test(l)));
       },
     );
 
@@ -156,12 +130,10 @@ Deno.test("a deno bundle of hello-tool runs from any directory, on its built-in 
           );
           assert.equal(await greet(server), "Hola, Ada!");
           await Deno.writeTextFile(beside, '{ "greeting": "Ciao" }\n');
-          await until(
-            "the edited greeting",
-            async () => (await greet(server)) === "Ciao, Ada!",
-          );
+          await server.waitForStderr(/greeting is now "Ciao"/);
+          assert.equal(await greet(server), "Ciao, Ada!");
           await server.close();
-          assert.ok(!server.stderr.some((l) => BUILT_IN_LINE.test(l)));
+          assert.ok(!server.stderrLines.some((l) => BUILT_IN_LINE.test(l)));
         } finally {
           await Deno.remove(beside);
         }

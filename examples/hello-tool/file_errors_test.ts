@@ -8,9 +8,9 @@ import {
   MAX_PATH_DEPTH,
   MAX_PATH_LENGTH,
 } from "./file_errors.ts";
-import { startSession, textOf } from "./_stdio_session.ts";
+import { startSession, textOf } from "./_main_process.ts";
 
-const PROBE = { "forge.permission_patterns": true };
+const PROBE = { meta: { "forge.permission_patterns": true } };
 const ROOT = "/srv/hello";
 const WHERE = { argument: "path", shown: "notes/a.txt", root: ROOT };
 

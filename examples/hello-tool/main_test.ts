@@ -5,19 +5,17 @@
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@forge/toolkit";
+import type { StdioClient } from "@forge/toolkit/testing";
 import {
-  type CallResult,
   EXAMPLE_PERMISSIONS,
   runOnce,
   startSession,
-  type StdioSession,
   textOf,
-} from "./_stdio_session.ts";
+} from "./_main_process.ts";
 
-const PROBE = { "forge.permission_patterns": true };
-// Config edits are debounced (~150 ms) by the watcher; this is a deadline
-// for a test that would otherwise hang, not a performance target.
-const RELOAD_DEADLINE_MS = 5000;
+const PROBE_META = { "forge.permission_patterns": true };
+const PROBE = { meta: PROBE_META };
 
 interface Workspace extends AsyncDisposable {
   /** The HELLO_ROOT directory. */
@@ -66,19 +64,6 @@ async function listing(dir: string): Promise<string[]> {
   return names.sort();
 }
 
-async function until(
-  what: string,
-  condition: () => boolean | Promise<boolean>,
-): Promise<void> {
-  const end = Date.now() + RELOAD_DEADLINE_MS;
-  while (!(await condition())) {
-    if (Date.now() > end) {
-      throw new Error(`Timed out after ${RELOAD_DEADLINE_MS} ms: ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 async function rejectsWith(
   promise: Promise<unknown>,
   code: number,
@@ -91,7 +76,7 @@ async function rejectsWith(
   });
 }
 
-function assertDomainError(result: CallResult, message: RegExp): void {
+function assertDomainError(result: CallToolResult, message: RegExp): void {
   assert.equal(result.isError, true, `expected isError, got ${textOf(result)}`);
   assert.match(textOf(result), message);
 }
@@ -100,12 +85,12 @@ Deno.test("hello-tool lists its three tools and prints one stderr line saying ho
   await using ws = await workspace();
   await using server = await startSession(ws.env);
 
-  assert.deepEqual(server.initializeResult.serverInfo, {
+  assert.deepEqual(server.initializeResult?.serverInfo, {
     name: "hello-tool",
     version: "0.1.0",
   });
-  const response = await server.request("tools/list");
-  const tools = response.result!.tools as {
+  const listed = await server.request("tools/list");
+  const tools = listed.tools as {
     name: string;
     annotations?: Record<string, boolean>;
     inputSchema: Record<string, unknown>;
@@ -131,8 +116,8 @@ Deno.test("hello-tool lists its three tools and prints one stderr line saying ho
 
   const status = await server.close();
   assert.equal(status.code, 0, "stdin EOF ends the server with status 0");
-  assert.equal(server.stderr.length, 1, server.stderr.join("\n"));
-  const [line] = server.stderr;
+  assert.equal(server.stderrLines.length, 1, server.stderr);
+  const [line] = server.stderrLines;
   const snippet = JSON.parse(line.slice(line.indexOf("{")));
   const entry = snippet.mcpServers["hello-tool"];
   assert.equal(entry.command, Deno.execPath());
@@ -155,29 +140,17 @@ Deno.test("hello greets with the config's greeting and follows edits without a r
 
   await t.step("a valid edit changes the next answer", async () => {
     await Deno.writeTextFile(ws.config, '{ "greeting": "Bonjour" }\n');
-    await until(
-      "the new greeting",
-      async () => (await greet()) === "Bonjour, Ada!",
-    );
-    await until(
-      "the reload log line",
-      () =>
-        server.stderr.some((line) =>
-          line.includes('greeting is now "Bonjour"')
-        ),
-    );
+    await server.waitForStderr(/greeting is now "Bonjour"/);
+    assert.equal(await greet(), "Bonjour, Ada!");
   });
 
   await t.step(
     "an edit that does not parse keeps the greeting and logs where it broke",
     async () => {
-      const before = server.stderr.length;
+      const since = server.stderrLines.length;
       await Deno.writeTextFile(ws.config, '{ "greeting": "Hi", }\n');
-      await until(
-        "the rejection log line",
-        () => server.stderr.length > before,
-      );
-      const logged = server.stderr.slice(before).join("\n");
+      await server.waitForStderr(/config change ignored/, { since });
+      const logged = server.stderrLines.slice(since).join("\n");
       assert.match(logged, /config change ignored, keeping greeting "Bonjour"/);
       assert.match(logged, /config\.json:1:\d+: /);
       assert.equal(await greet(), "Bonjour, Ada!");
@@ -187,14 +160,11 @@ Deno.test("hello greets with the config's greeting and follows edits without a r
   await t.step(
     "an edit that fails the schema keeps the greeting and logs the field",
     async () => {
-      const before = server.stderr.length;
+      const since = server.stderrLines.length;
       await Deno.writeTextFile(ws.config, '{ "greeting": 42 }\n');
-      await until(
-        "the rejection log line",
-        () => server.stderr.length > before,
-      );
+      await server.waitForStderr(/config change ignored/, { since });
       assert.match(
-        server.stderr.slice(before).join("\n"),
+        server.stderrLines.slice(since).join("\n"),
         /greeting: .*string/,
       );
       assert.equal(await greet(), "Bonjour, Ada!");
@@ -203,10 +173,8 @@ Deno.test("hello greets with the config's greeting and follows edits without a r
 
   await t.step("a later valid edit applies again", async () => {
     await Deno.writeTextFile(ws.config, '{ "greeting": "Hej" }\n');
-    await until(
-      "the new greeting",
-      async () => (await greet()) === "Hej, Ada!",
-    );
+    await server.waitForStderr(/greeting is now "Hej"/);
+    assert.equal(await greet(), "Hej, Ada!");
   });
 
   await t.step(
@@ -488,7 +456,7 @@ Deno.test("delete_file deletes one file, answers delete:<canonical path> to a pr
 
 Deno.test("hello-tool answers protocol mistakes with JSON-RPC errors and keeps serving", async () => {
   await using ws = await workspace();
-  await using server: StdioSession = await startSession(ws.env);
+  await using server: StdioClient = await startSession(ws.env);
   await rejectsWith(
     server.call("no_such_tool", {}),
     -32602,
@@ -496,7 +464,7 @@ Deno.test("hello-tool answers protocol mistakes with JSON-RPC errors and keeps s
   );
   await rejectsWith(
     server.call("write_file", { path: "a.txt", content: "x" }, {
-      "forge.permission_patterns": "yes",
+      meta: { "forge.permission_patterns": "yes" },
     }),
     -32602,
     /must be true/,
@@ -559,67 +527,19 @@ Deno.test("hello-tool refuses to start on bad configuration, saying what is wron
 
 Deno.test("hello-tool uses the config.json beside main.ts, and without HELLO_ROOT a new directory it names, never the current directory", async () => {
   await using ws = await workspace();
-  const run = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      ...EXAMPLE_PERMISSIONS,
-      new URL("./main.ts", import.meta.url).pathname,
-    ],
+  // Neither HELLO_ROOT nor HELLO_CONFIG: a clean environment.
+  await using server = await startSession({}, {
     cwd: ws.root,
     clearEnv: true,
-    env: { HOME: Deno.env.get("HOME") ?? "/", NO_COLOR: "1", ...denoDir() },
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = run.stdin.getWriter();
-  const lines = [
-    {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "t", version: "1" },
-      },
-    },
-    { jsonrpc: "2.0", method: "notifications/initialized" },
-    {
-      jsonrpc: "2.0",
-      id: 2,
-      method: "tools/call",
-      params: {
-        name: "hello",
-        arguments: { name: "Ada" },
-      },
-    },
-    {
-      jsonrpc: "2.0",
-      id: 3,
-      method: "tools/call",
-      params: {
-        name: "write_file",
-        arguments: { path: "here.txt", content: "x" },
-      },
-    },
-  ];
-  await writer.write(
-    new TextEncoder().encode(
-      lines.map((l) => JSON.stringify(l)).join("\n") + "\n",
-    ),
-  );
-  await writer.close();
-  const output = await run.output();
-  assert.equal(output.code, 0);
-  const answers = new TextDecoder().decode(output.stdout).trim().split("\n")
-    .map((line) => JSON.parse(line));
+  });
+  const hello = await server.call("hello", { name: "Ada" });
+  await server.call("write_file", { path: "here.txt", content: "x" });
+  assert.equal((await server.close()).code, 0);
   const repoConfig = JSON.parse(
     await Deno.readTextFile(new URL("./config.json", import.meta.url)),
   );
-  const hello = answers.find((a) => a.id === 2);
-  assert.equal(hello.result.content[0].text, `${repoConfig.greeting}, Ada!`);
-  const stderr = new TextDecoder().decode(output.stderr);
+  assert.equal(textOf(hello), `${repoConfig.greeting}, Ada!`);
+  const stderr = server.stderr;
   const named = stderr.match(
     /^hello-tool: HELLO_ROOT is not set: the file tools work in a new empty directory, (\/\S+); set HELLO_ROOT to choose the directory$/m,
   );
@@ -702,7 +622,7 @@ Deno.test("hello-tool --http serves the same tools over Streamable HTTP and stop
   const probe = await client.callTool({
     name: "write_file",
     arguments: { path: "web/a.txt", content: "x" },
-    _meta: PROBE,
+    _meta: PROBE_META,
   });
   assert.deepEqual(probe._meta?.["forge.patterns"], ["write:web/a.txt"]);
   assert.equal(await exists(`${ws.root}/web`), false);

@@ -3,7 +3,7 @@
 // answer that says a file was written names a file that is inside it.
 
 import assert from "node:assert/strict";
-import { startSession, textOf } from "./_stdio_session.ts";
+import { startSession, textOf } from "./_main_process.ts";
 
 const WRITES = 200;
 // Large enough that parsing the JSON takes a while, which is the window the
@@ -18,6 +18,7 @@ async function listing(dir: string): Promise<string[]> {
   return names.sort();
 }
 
+// Time itself: how long the swapper holds each state is the race it makes.
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

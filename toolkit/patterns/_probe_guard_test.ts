@@ -11,7 +11,7 @@ import { type CallToolResult, text } from "../result/result.ts";
 import { createServer } from "../server/server.ts";
 import type { ToolServer } from "../server/server.ts";
 import { connect, RpcError, type TestClient } from "../testing/testing.ts";
-import { startSession } from "../../examples/hello-tool/_stdio_session.ts";
+import { startSession } from "../../examples/hello-tool/_main_process.ts";
 
 /** A root and a directory outside it, both real paths, removed afterwards. */
 async function sandbox(): Promise<
@@ -363,7 +363,7 @@ Deno.test("hello-tool refuses a write whose file became a link to another file a
   const probe = await session.call(
     "write_file",
     { path: "a.txt", content: "new" },
-    { [META_PERMISSION_PATTERNS]: true },
+    { meta: { [META_PERMISSION_PATTERNS]: true } },
   );
   const meta = probe._meta ?? {};
   const approvedNow = [
@@ -377,11 +377,11 @@ Deno.test("hello-tool refuses a write whose file became a link to another file a
   const refused = await session.call(
     "write_file",
     { path: "a.txt", content: "new" },
-    { [META_APPROVED_PATTERNS]: approvedNow },
+    { meta: { [META_APPROVED_PATTERNS]: approvedNow } },
   );
   assert.equal(refused.isError, true);
   assert.match(
-    refused.content[0].text ?? "",
+    textOf(refused),
     /^Call refused: it needs a pattern that was not approved: write:b\.txt \(approved: write:a\.txt\)/,
   );
   assert.equal(await Deno.readTextFile(`${box.root}/b.txt`), "b");
@@ -390,14 +390,14 @@ Deno.test("hello-tool refuses a write whose file became a link to another file a
   const again = await session.call(
     "write_file",
     { path: "a.txt", content: "new" },
-    { [META_PERMISSION_PATTERNS]: true },
+    { meta: { [META_PERMISSION_PATTERNS]: true } },
   );
   const patterns = again._meta?.["forge.patterns"] as string[];
   assert.deepEqual(patterns, ["write:a.txt", "write:b.txt"]);
   const written = await session.call(
     "write_file",
     { path: "a.txt", content: "new" },
-    { [META_APPROVED_PATTERNS]: patterns },
+    { meta: { [META_APPROVED_PATTERNS]: patterns } },
   );
   assert.equal(written.isError, undefined);
   assert.equal(await Deno.readTextFile(`${box.root}/b.txt`), "new");
