@@ -19,7 +19,7 @@ import type { Connection } from "./_connection.ts";
 import { allowDetach, CallContext, runAsTask } from "./_context.ts";
 import type { CallLayer, ToolCall } from "./layer.ts";
 import type { RegisteredTool, ToolRegistry } from "./_registry.ts";
-import type { RequestExtra } from "./_session.ts";
+import type { RequestExtra } from "./_session_types.ts";
 import {
   declaresTasks,
   ownerOf,

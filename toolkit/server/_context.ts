@@ -18,7 +18,7 @@ import type {
   ToolLogger,
   UrlElicitationParams,
 } from "./context.ts";
-import type { RequestExtra } from "./_session.ts";
+import type { RequestExtra } from "./_session_types.ts";
 
 // Internal state of a call context, under a symbol so that the context can be
 // the prototype of the probe wrapper's `{ ...ctx, access }` object and its

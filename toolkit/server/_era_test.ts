@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { type RequestHandler, Session } from "./_session.ts";
+import { Session } from "./_session.ts";
+import type { RequestHandler } from "./_session_types.ts";
 import {
   checkCacheHints,
   isStatelessRequest,

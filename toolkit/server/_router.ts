@@ -12,7 +12,7 @@ import type { ElicitationResult, LogLevel } from "./context.ts";
 import type { PromptRegistry } from "./prompts.ts";
 import type { Placed, RequestContext, ResourceRegistry } from "./resources.ts";
 import { cursorParam, paginate } from "./_paging.ts";
-import type { RequestExtra, RequestHandler } from "./_session.ts";
+import type { RequestExtra, RequestHandler } from "./_session_types.ts";
 import type { ToolRegistry } from "./_registry.ts";
 import type { SkillCatalog } from "../skills/_catalog.ts";
 import { skillRoutes } from "./_skills_methods.ts";

@@ -1,9 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  type RequestHandler,
-  Session,
-  SUPPORTED_PROTOCOL_VERSIONS,
-} from "./_session.ts";
+import { Session, SUPPORTED_PROTOCOL_VERSIONS } from "./_session.ts";
+import type { RequestHandler } from "./_session_types.ts";
 import type { JsonRpcMessage, McpTransport } from "../jsonrpc/types.ts";
 import { until } from "../testing/_until.ts";
 

@@ -9,7 +9,7 @@ import type { SkillCatalog } from "../skills/_catalog.ts";
 import { SKILLS_EXTENSION } from "../skills/skill.ts";
 import type { Connection } from "./_connection.ts";
 import { cursorParam, paginate } from "./_paging.ts";
-import type { RequestHandler } from "./_session.ts";
+import type { RequestHandler } from "./_session_types.ts";
 
 /** The extension's methods and their handlers. */
 export function skillRoutes(

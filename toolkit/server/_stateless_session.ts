@@ -9,7 +9,7 @@
 // (SEP-2322) instead of with a request the client cannot receive.
 
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { JsonRpcId, McpTransport } from "../jsonrpc/types.ts";
+import type { AuthInfo, JsonRpcId, McpTransport } from "../jsonrpc/types.ts";
 import { isRecord, jsonType } from "../_util/json_type.ts";
 import type { LazyAbort } from "../_util/abort.ts";
 import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
@@ -39,7 +39,11 @@ import {
   clientCapabilityOf,
   type InputRequest,
 } from "./_client_requests.ts";
-import type { RequestScope, Session, SessionOptions } from "./_session.ts";
+import type {
+  RequestExtra,
+  RequestScope,
+  SessionOptions,
+} from "./_session_types.ts";
 
 /**
  * The client capabilities of the 2026-07-28 request whose handler is
@@ -63,14 +67,28 @@ export interface StatelessParts<C> {
 }
 
 /** The 2026-07-28 requests of one session, and its open listen streams. */
+/**
+ * What the stateless path uses of the session it serves: the access token
+ * of the request being resumed, and a request's `extra`. Structural, so that
+ * this module does not import the session class (which creates it).
+ */
+export interface SessionSide {
+  authInfo: AuthInfo | undefined;
+  requestExtra(
+    id: JsonRpcId,
+    controller: LazyAbort,
+    scope?: RequestScope,
+  ): RequestExtra;
+}
+
 export class StatelessSession<C> {
-  readonly #session: Session<C>;
+  readonly #session: SessionSide;
   readonly #transport: McpTransport;
   readonly #options: SessionOptions<C>;
   /** Open `subscriptions/listen` streams, by request id. */
   #listens = new Map<JsonRpcId, ListenFilter>();
 
-  constructor(session: Session<C>, parts: StatelessParts<C>) {
+  constructor(session: SessionSide, parts: StatelessParts<C>) {
     this.#session = session;
     this.#transport = parts.transport;
     this.#options = parts.options;

@@ -11,7 +11,7 @@ import type { LazyAbort } from "../_util/abort.ts";
 import { jsonType } from "../_util/json_type.ts";
 import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
 import type { CallToolResult } from "../result/result.ts";
-import type { RequestExtra } from "./_session.ts";
+import type { RequestExtra } from "./_session_types.ts";
 import { asInputRequest, clientCapabilityOf } from "./_client_requests.ts";
 import type { TaskMode } from "./_task_checks.ts";
 import {
