@@ -13,7 +13,6 @@ import { Relay } from "./_relay.ts";
 import type { ServerProcess } from "./_server_process.ts";
 import { serverExit, stopServer } from "./_shutdown.ts";
 import { ToolList } from "./_tool_list.ts";
-import type { Gate } from "./gate.ts";
 
 /** How long answers still in the server's pipe are awaited once it exited. */
 const DRAIN_MS = 1000;
@@ -35,8 +34,12 @@ export interface RunningGateOptions {
   writable?: WritableStream<Uint8Array>;
 }
 
-/** A running gate between the host and the server `child`. */
-export class RunningGate implements Gate {
+/**
+ * A running gate between the host and the server `child`: what
+ * `startGate()` returns as its `Gate` (checked there, structurally, so that
+ * this module need not import gate.ts).
+ */
+export class RunningGate {
   readonly pid: number;
   readonly finished: Promise<number>;
 
