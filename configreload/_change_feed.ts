@@ -3,11 +3,7 @@
 // listener cannot stop the others or the watcher); async iterators get the
 // changes, queued until read. Closing ends both.
 
-import type {
-  ConfigChange,
-  ConfigEvent,
-  ConfigListener,
-} from "./watch_config.ts";
+import type { ConfigChange, ConfigEvent, ConfigListener } from "./types.ts";
 import { describe } from "./_settings.ts";
 
 interface Sink<T> {

@@ -7,14 +7,14 @@
 
 import { resolve } from "node:path";
 import { ConfigError } from "./config_error.ts";
-import type { StandardSchema } from "./standard_schema.ts";
+import type { StandardSchema } from "../validate/standard_schema.ts";
 import type {
   ConfigChange,
   ConfigListener,
   ConfigStatus,
   ConfigWatcher,
   WatchMode,
-} from "./watch_config.ts";
+} from "./types.ts";
 import { ChangeFeed } from "./_change_feed.ts";
 import { Debouncer } from "./_debounce.ts";
 import { DirWatcher } from "./_dir_watcher.ts";

@@ -27,17 +27,16 @@
  * @module
  */
 
-export {
-  type ConfigChange,
-  type ConfigErrorEvent,
-  type ConfigEvent,
-  type ConfigListener,
-  type ConfigStatus,
-  type ConfigWatcher,
-  watchConfig,
-  type WatchConfigOptions,
-  type WatchMode,
-} from "./watch_config.ts";
+export { watchConfig, type WatchConfigOptions } from "./watch_config.ts";
+export type {
+  ConfigChange,
+  ConfigErrorEvent,
+  ConfigEvent,
+  ConfigListener,
+  ConfigStatus,
+  ConfigWatcher,
+  WatchMode,
+} from "./types.ts";
 export type { ParseFunction } from "./parse_function.ts";
 export {
   ConfigError,
@@ -45,8 +44,3 @@ export {
   type ConfigErrorOptions,
   type ConfigIssue,
 } from "./config_error.ts";
-export type {
-  StandardSchema,
-  StandardSchemaIssue,
-  StandardSchemaResult,
-} from "./standard_schema.ts";
