@@ -3,7 +3,7 @@
 // them. Nothing here throws; a parser or schema that throws refuses the bytes.
 
 import type { ConfigError } from "./config_error.ts";
-import type { StandardSchema } from "./standard_schema.ts";
+import type { StandardSchema } from "../validate/standard_schema.ts";
 import { schemaError, syntaxError } from "./_errors.ts";
 import type { ParseOutcome, Parser } from "./_parser.ts";
 import type { FileLook } from "./_read_file.ts";

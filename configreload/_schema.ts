@@ -2,7 +2,10 @@
 // `{ path, message }` records with string and number keys.
 
 import type { ConfigIssue } from "./config_error.ts";
-import type { StandardSchema, StandardSchemaIssue } from "./standard_schema.ts";
+import type {
+  StandardSchema,
+  StandardSchemaIssue,
+} from "../validate/standard_schema.ts";
 
 /** The schema's verdict on a value. */
 export type SchemaOutcome<T> =

@@ -9,17 +9,16 @@
  * @module
  */
 
-import type { StandardSchema } from "../configreload/standard_schema.ts";
+import type { StandardSchema } from "../validate/standard_schema.ts";
 
-// One definition of the Standard Schema types for the whole package, in
-// configreload/ (which may not import toolkit/). The names tools have always
-// used stay: SchemaIssue and SchemaResult are configreload's
-// StandardSchemaIssue and StandardSchemaResult under this module's names.
+// The package's one definition of the Standard Schema types is in
+// validate/ (the bottom layer, which configreload/ uses too); the args
+// modules name the issue and result types as they always have.
 export type {
   StandardSchema,
   StandardSchemaIssue as SchemaIssue,
   StandardSchemaResult as SchemaResult,
-} from "../configreload/standard_schema.ts";
+} from "../validate/standard_schema.ts";
 
 /**
  * The JSON Schema dialect MCP tools use.

@@ -53,3 +53,8 @@ export {
   type FormatDiagnosticsOptions,
 } from "./format_diagnostics.ts";
 export type { XmlElement } from "./xml.ts";
+export type {
+  StandardSchema,
+  StandardSchemaIssue,
+  StandardSchemaResult,
+} from "./standard_schema.ts";

@@ -53,18 +53,13 @@ export {
   requireString,
   requireStringArray,
 } from "./readers.ts";
-// StandardSchema (and SchemaIssue, SchemaResult: configreload's
-// StandardSchemaIssue and StandardSchemaResult) is the one definition in
-// configreload/standard_schema.ts; `./configreload` exports it too. Both
-// entries name it on purpose: their signatures take it.
+// StandardSchema, the interface these signatures take, is exported by
+// `./validate`, its one home (validate/standard_schema.ts).
 export {
   type Infer,
   isStandardSchema,
   JSON_SCHEMA_2020_12,
   type JsonSchema,
-  type SchemaIssue,
-  type SchemaResult,
-  type StandardSchema,
   toJsonSchema,
   type ToJsonSchemaOptions,
   type ToolSchema,

@@ -1,16 +1,16 @@
 // The Standard Schema v1 interface (standardschema.dev), written out so that
 // no validator library's types appear in public signatures. zod 4, Valibot
-// and ArkType schemas all match it. This is the package's one definition:
-// `@forge/toolkit/args` re-exports it for tool schemas (toolkit/ may import
-// configreload/, not the other way round), and reads the Standard JSON
-// Schema extension (`~standard.jsonSchema`) on its own.
+// and ArkType schemas all match it. This is the package's one definition,
+// in the bottom layer so that configreload/ (config schemas) and toolkit/
+// (tool schemas, which also read the Standard JSON Schema extension
+// `~standard.jsonSchema` on their own) share it.
 
 /**
  * What a Standard Schema `validate` returns: the typed value, or issues.
  *
  * @example Narrowing a result
  * ```ts
- * import type { StandardSchemaResult } from "@forge/toolkit/configreload";
+ * import type { StandardSchemaResult } from "@forge/toolkit/validate";
  *
  * function valueOf(result: StandardSchemaResult<number>): number | undefined {
  *   return result.issues === undefined ? result.value : undefined;
@@ -27,7 +27,7 @@ export type StandardSchemaResult<Output> =
  *
  * @example An issue as zod 4 reports it
  * ```ts
- * import type { StandardSchemaIssue } from "@forge/toolkit/configreload";
+ * import type { StandardSchemaIssue } from "@forge/toolkit/validate";
  *
  * const issue: StandardSchemaIssue = {
  *   message: "Invalid input: expected number, received string",
@@ -51,7 +51,7 @@ export interface StandardSchemaIssue {
  *
  * @example A hand-written schema for a port number
  * ```ts
- * import type { StandardSchema } from "@forge/toolkit/configreload";
+ * import type { StandardSchema } from "@forge/toolkit/validate";
  *
  * const port: StandardSchema<unknown, number> = {
  *   "~standard": {
