@@ -1,11 +1,33 @@
-// The package's shape, as a user and a reader meet it: every entry in
-// deno.json is small, and the modules behind them import each other without
-// a circle (a circle makes load order matter and the layers meaningless).
+// The package's shape, as a user and a reader meet it: the top level is the
+// design card's, every entry in deno.json is small and is the one home of
+// what it exports, validate <- configreload <- toolkit depend in that order
+// only, and the modules import each other without a circle (a circle makes
+// load order matter and the layers meaningless).
 
 import assert from "node:assert/strict";
 
 const ROOT = new URL("../", import.meta.url);
 const MAX_ENTRY_NAMES = 40;
+const MAX_MAIN_ENTRY_NAMES = 25;
+/** The top level the design card fixes, plus the repository's own files. */
+const TOP_LEVEL = [
+  ".ci",
+  ".git",
+  ".gitea",
+  ".gitignore",
+  "LICENSE",
+  "README.md",
+  "bench",
+  "configreload",
+  "deno.json",
+  "deno.lock",
+  "docs",
+  "examples",
+  "mod.ts",
+  "template",
+  "toolkit",
+  "validate",
+];
 
 interface DenoJson {
   exports: Record<string, string>;
@@ -114,16 +136,72 @@ Deno.test("the package's modules import each other without a circle", async (t) 
   );
 });
 
-Deno.test(`every entry exports at most ${MAX_ENTRY_NAMES} names`, async () => {
-  const exports = await entries();
-  const sizes: Record<string, number> = {};
-  for (const [name, file] of Object.entries(exports)) {
+/** The names each entry exports, read as a user's editor reads them. */
+async function exportedNames(): Promise<Map<string, string[]>> {
+  const names = new Map<string, string[]>();
+  for (const [entry, file] of Object.entries(await entries())) {
     const doc = await denoJson(["doc", "--json", file]) as {
-      nodes: Record<string, { symbols: unknown[] }>;
+      nodes: Record<string, { symbols: { name: string }[] }>;
     };
-    sizes[name] = Object.values(doc.nodes)[0].symbols.length;
+    names.set(entry, Object.values(doc.nodes)[0].symbols.map((s) => s.name));
   }
-  assert.ok(sizes["."] > 10, "the main entry was read");
-  const over = Object.entries(sizes).filter(([, n]) => n > MAX_ENTRY_NAMES);
-  assert.deepEqual(over, [], JSON.stringify(sizes));
+  return names;
+}
+
+Deno.test("every entry is small, and each name has one home", async (t) => {
+  const names = await exportedNames();
+  assert.ok(names.get(".")!.length > 10, "the main entry was read");
+
+  await t.step(`every entry exports at most ${MAX_ENTRY_NAMES} names`, () => {
+    const over = [...names].filter(([, n]) => n.length > MAX_ENTRY_NAMES)
+      .map(([entry, n]) => `${entry}: ${n.length}`);
+    assert.deepEqual(over, []);
+  });
+
+  await t.step(
+    `the main entry exports at most ${MAX_MAIN_ENTRY_NAMES} names`,
+    () => assert.ok(names.get(".")!.length <= MAX_MAIN_ENTRY_NAMES),
+  );
+
+  await t.step(
+    "a name is exported by one entry, or by it and the main entry",
+    () => {
+      const homes = new Map<string, string[]>();
+      for (const [entry, list] of names) {
+        if (entry === ".") continue;
+        for (const name of list) {
+          homes.set(name, [...homes.get(name) ?? [], entry]);
+        }
+      }
+      const shared = [...homes].filter(([, e]) => e.length > 1)
+        .map(([name, e]) => `${name}: ${e.join(" ")}`);
+      assert.deepEqual(shared, []);
+      const homeless = names.get(".")!.filter((name) => !homes.has(name));
+      assert.deepEqual(homeless, [], "the main entry only re-exports");
+    },
+  );
+});
+
+Deno.test("the top level is the design card's", async () => {
+  const found: string[] = [];
+  for await (const entry of Deno.readDir(ROOT)) found.push(entry.name);
+  const extra = found.filter((name) => !TOP_LEVEL.includes(name));
+  assert.deepEqual(extra, []);
+  for (const part of ["mod.ts", "toolkit", "validate", "configreload"]) {
+    assert.ok(found.includes(part), `${part} is there`);
+  }
+});
+
+Deno.test("validate/ imports nothing of the package, configreload/ only validate/", async () => {
+  const graph = await localGraph(["validate/mod.ts", "configreload/mod.ts"]);
+  const edges = [...graph].flatMap(([from, deps]) =>
+    deps.map((to) => `${from} -> ${to}`)
+  );
+  assert.ok(edges.length > 10, "the graph was read");
+  const upward = edges.filter((edge) => {
+    const [from, to] = edge.split(" -> ");
+    if (from.startsWith("validate/")) return !to.startsWith("validate/");
+    return !to.startsWith("configreload/") && !to.startsWith("validate/");
+  });
+  assert.deepEqual(upward, []);
 });
