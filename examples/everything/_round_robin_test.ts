@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { request } from "node:http";
+import { until } from "../../toolkit/testing/_until.ts";
 import { roundRobin } from "./_round_robin.ts";
 
 interface Upstream {
@@ -88,7 +89,14 @@ Deno.test("roundRobin() deals requests to its upstreams in turn, streaming both 
         async pull(controller) {
           const chunk = chunks.shift();
           if (chunk === undefined) return controller.close();
-          await new Promise((resolve) => setTimeout(resolve, 10));
+          if (chunks.length < 2) {
+            // The rest waits until the upstream has the request: a proxy
+            // that held the body back until its end would never pass this.
+            await until(
+              "the upstream to get the request",
+              () => a.seen.some((s) => s.path === "/upload"),
+            );
+          }
           controller.enqueue(new TextEncoder().encode(chunk));
         },
       });

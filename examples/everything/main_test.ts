@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { spawnStdio } from "@forge/toolkit/testing";
 import { parseArgs } from "./main.ts";
 
 const MAIN = new URL("./main.ts", import.meta.url).pathname;
@@ -90,44 +91,25 @@ Deno.test("main.ts --http serves on the port it prints and stops cleanly on SIGT
 });
 
 Deno.test("main.ts over stdio speaks 2026-07-28 per request beside a 2025 session's initialize", async () => {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
+  await using server = spawnStdio(Deno.execPath(), ["run", "-A", MAIN]);
   const meta = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
   };
-  const lines = [
-    {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "server/discover",
-      params: { _meta: meta },
-    },
-    {
-      jsonrpc: "2.0",
-      id: 2,
-      method: "tools/call",
-      params: { name: "test_input_required_result_elicitation", _meta: meta },
-    },
-    { jsonrpc: "2.0", id: 3, method: "tools/list", params: {} },
-  ];
-  const writer = child.stdin.getWriter();
-  await writer.write(
-    new TextEncoder().encode(
-      lines.map((l) => JSON.stringify(l)).join("\n") + "\n",
-    ),
-  );
-  await writer.close();
-  const out = new TextDecoder().decode((await child.output()).stdout);
   // deno-lint-ignore no-explicit-any
-  const answers = new Map<number, any>(
-    out.trim().split("\n").map((line) => JSON.parse(line))
-      .map((m) => [m.id, m]),
-  );
+  const answers = new Map<number, any>([
+    [1, await server.exchange("server/discover", { _meta: meta })],
+    [
+      2,
+      await server.exchange("tools/call", {
+        name: "test_input_required_result_elicitation",
+        _meta: meta,
+      }),
+    ],
+    [3, await server.exchange("tools/list", {})],
+  ]);
+  assert.equal((await server.close()).code, 0);
+  assert.deepEqual(server.violations, []);
   assert.deepEqual(answers.get(1).result.supportedVersions, ["2026-07-28"]);
   assert.equal(answers.get(2).result.resultType, "input_required");
   assert.deepEqual(Object.keys(answers.get(2).result.inputRequests), [

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { until } from "../../toolkit/testing/_until.ts";
 import { createHttpHandler } from "@forge/toolkit/http";
 import { createEverythingServer } from "./server.ts";
 
@@ -47,15 +48,14 @@ async function settle(
   handler: ReturnType<typeof createHttpHandler>,
   taskId: unknown,
 ): Promise<Record<string, unknown>> {
-  for (let i = 0; i < 300; i++) {
+  let task: Record<string, unknown> = {};
+  // A client learns a task's end by polling tasks/get, as this does.
+  await until(`task ${taskId} to end`, async () => {
     const { result } = await rpc(handler, "tasks/get", { taskId });
-    const task = result as Record<string, unknown>;
-    if (["completed", "failed", "cancelled"].includes(task.status as string)) {
-      return task;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`task ${taskId} did not end`);
+    task = result as Record<string, unknown>;
+    return ["completed", "failed", "cancelled"].includes(task.status as string);
+  }, { timeoutMs: 6000, intervalMs: 20 });
+  return task;
 }
 
 Deno.test("the everything server's task tools run as tasks over stateless HTTP", async (t) => {
