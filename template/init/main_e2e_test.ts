@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { spawnStdio } from "@forge/toolkit/testing";
 import { initProject } from "./main.ts";
 
 const DENO = Deno.execPath();
@@ -6,22 +7,15 @@ const DENO = Deno.execPath();
 async function run(
   args: string[],
   cwd: string,
-  stdin?: string,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = new Deno.Command(DENO, {
+  const { code, stdout, stderr } = await new Deno.Command(DENO, {
     args,
     cwd,
-    stdin: stdin === undefined ? "null" : "piped",
+    stdin: "null",
     stdout: "piped",
     stderr: "piped",
     env: { NO_COLOR: "1" },
-  }).spawn();
-  if (stdin !== undefined) {
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(stdin));
-    await writer.close();
-  }
-  const { code, stdout, stderr } = await child.output();
+  }).output();
   const decode = (b: Uint8Array) => new TextDecoder().decode(b);
   return { code, stdout: decode(stdout), stderr: decode(stderr) };
 }
@@ -53,36 +47,22 @@ Deno.test("initProject() makes a copy of the template that works outside this re
     });
 
     await t.step("it serves over stdio", async () => {
-      const lines = [
-        {
-          jsonrpc: "2.0",
-          id: 1,
-          method: "initialize",
-          params: {
-            protocolVersion: "2025-11-25",
-            capabilities: {},
-            clientInfo: { name: "me", version: "1" },
-          },
-        },
-        {
-          jsonrpc: "2.0",
-          id: 2,
-          method: "tools/call",
-          params: { name: "hello", arguments: { name: "Ada" } },
-        },
-      ].map((m) => JSON.stringify(m) + "\n").join("");
-      const { code, stdout, stderr } = await run(
-        ["task", "-q", "start"],
-        target,
-        lines,
-      );
-      assert.equal(code, 0, stderr);
-      const answers = stdout.trim().split("\n").map((l) => JSON.parse(l));
-      assert.deepEqual(answers[1], {
+      await using server = spawnStdio(DENO, ["task", "-q", "start"], {
+        cwd: target,
+        env: { NO_COLOR: "1" },
+      });
+      await server.initialize({ clientInfo: { name: "me", version: "1" } });
+      const answer = await server.exchange("tools/call", {
+        name: "hello",
+        arguments: { name: "Ada" },
+      }, { id: 2 });
+      assert.equal((await server.close()).code, 0, server.stderr);
+      assert.deepEqual(answer, {
         jsonrpc: "2.0",
         id: 2,
         result: { content: [{ type: "text", text: "Hello, Ada!" }] },
       });
+      assert.deepEqual(server.violations, []);
     });
   } finally {
     await Deno.remove(home, { recursive: true });
