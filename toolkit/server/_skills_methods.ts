@@ -5,7 +5,7 @@
 
 import { jsonType } from "../_util/json_type.ts";
 import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
-import type { SkillCatalog } from "../skills/_catalog.ts";
+import { combinedHints, type SkillCatalog } from "../skills/_catalog.ts";
 import { SKILLS_EXTENSION } from "../skills/skill.ts";
 import type { Connection } from "./_connection.ts";
 import { cursorParam, paginate } from "./_paging.ts";
@@ -43,19 +43,12 @@ export function skillRoutes(
         cursorParam(params, "skills/list"),
         pageSize,
       );
-      // A listing is as fresh as its least fresh skill, and shared only if
-      // every skill may be.
-      const hints = skills.map((skill) => skill.cache);
       return {
         skills: page.items,
         ...(page.nextCursor === undefined
           ? {}
           : { nextCursor: page.nextCursor }),
-        ttlMs: hints.length === 0 ? 0 : Math.min(...hints.map((h) => h.ttlMs)),
-        cacheScope: hints.length > 0 &&
-            hints.every((h) => h.cacheScope === "public")
-          ? "public"
-          : "private",
+        ...combinedHints(skills),
       };
     }),
     offered("skills/get", (params) => {
@@ -73,8 +66,8 @@ export function skillRoutes(
     offered("resources/directory/read", async (params) => {
       const method = "resources/directory/read";
       const uri = uriParam(params, method);
-      const children = catalog.directory(uri);
-      if (children === undefined) {
+      const directory = catalog.directory(uri);
+      if (directory === undefined) {
         throw new ProtocolError(
           RPC_ERROR.INVALID_PARAMS,
           `${uri} is not a directory resource of this server: expected a skill's root, such as skill://name, or a directory in it`,
@@ -83,7 +76,10 @@ export function skillRoutes(
       }
       const page = await paginate(
         method,
-        children.map((child, seq) => ({ seq, items: () => [child] })),
+        directory.children.map((child, seq) => ({
+          seq,
+          items: () => [child],
+        })),
         cursorParam(params, method),
         pageSize,
       );
@@ -92,6 +88,9 @@ export function skillRoutes(
         ...(page.nextCursor === undefined
           ? {}
           : { nextCursor: page.nextCursor }),
+        // Every page, as the other results of the extension: the 2026-07-28
+        // clients refuse a directory page without them.
+        ...directory.cache,
       };
     }),
   ];

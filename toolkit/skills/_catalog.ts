@@ -13,6 +13,7 @@ import type {
 } from "../server/resources.ts";
 import {
   Skill,
+  type SkillCacheHints,
   type SkillFileData,
   type SkillFrontmatter,
   type SkillResource,
@@ -27,6 +28,9 @@ export const SKILL_FILES_TEMPLATE = "skill://{+path}";
 
 /** How the catalog publishes its files: the server's `resourceTemplate()`. */
 export type TemplatePublisher = (def: ResourceTemplateDefinition) => unknown;
+
+/** A result's caching hints, as the skills extension's results carry them. */
+type CacheHints = Required<SkillCacheHints>;
 
 /** A skill's entry, as skills/list and skills/get carry it. */
 export interface SkillEntry {
@@ -116,11 +120,23 @@ export class SkillCatalog {
     };
   }
 
-  /** The direct children of a directory resource; `undefined` if `uri` is none. */
-  directory(uri: string): ListedResource[] | undefined {
-    const children = this.#dirs.get(uri) ??
-      (URL.canParse(uri) ? this.#dirs.get(new URL(uri).href) : undefined);
-    return children === undefined ? undefined : [...children.values()];
+  /**
+   * The direct children of a directory resource and the cache hints of the
+   * skills with files in it; `undefined` if `uri` is none.
+   */
+  directory(
+    uri: string,
+  ): { children: ListedResource[]; cache: CacheHints } | undefined {
+    const href = this.#dirs.has(uri) || !URL.canParse(uri)
+      ? uri
+      : new URL(uri).href;
+    const children = this.#dirs.get(href);
+    if (children === undefined) return undefined;
+    const inside = `${href}/`;
+    const skills = [...this.#skills.values()]
+      .map(({ skill }) => skill)
+      .filter((skill) => skill.files.some((f) => f.uri.startsWith(inside)));
+    return { children: [...children.values()], cache: combinedHints(skills) };
   }
 
   /** Declares the extension in a session's capabilities once a skill is served. */
@@ -208,6 +224,21 @@ export class SkillCatalog {
       }
       : { uri: served.uri, mimeType: served.mimeType, text: served.text };
   }
+}
+
+/**
+ * The hints of a result that shows several skills: as fresh as the least
+ * fresh, and shared only if every one may be.
+ */
+export function combinedHints(skills: readonly Skill[]): CacheHints {
+  const hints = skills.map((skill) => skill.cache);
+  return {
+    ttlMs: hints.length === 0 ? 0 : Math.min(...hints.map((h) => h.ttlMs)),
+    cacheScope: hints.length > 0 &&
+        hints.every((h) => h.cacheScope === "public")
+      ? "public"
+      : "private",
+  };
 }
 
 function base64(bytes: Uint8Array): string {

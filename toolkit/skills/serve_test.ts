@@ -458,3 +458,40 @@ Deno.test("a 2026-07-28 request gets resultType, cache hints and -32602 for an u
   assert.equal((unknown.error as Record<string, unknown>).code, -32602);
   await server.close();
 });
+
+Deno.test("resources/directory/read carries ttlMs and cacheScope: its skills' hints, as skills/list", async () => {
+  const server = skillServer(2);
+  const wire = new StatelessWire();
+  await server.connect(wire);
+  const read = async (params: Record<string, unknown>) =>
+    (await wire.request("resources/directory/read", params)).result as Record<
+      string,
+      unknown
+    >;
+  // pdf-processing's own hints, on every page of its root.
+  const first = await read({ uri: "skill://pdf-processing" });
+  assert.equal(typeof first.nextCursor, "string");
+  assert.deepEqual(
+    [first.resultType, first.ttlMs, first.cacheScope],
+    ["complete", 60_000, "public"],
+  );
+  const second = await read({
+    uri: "skill://pdf-processing",
+    cursor: first.nextCursor,
+  });
+  assert.deepEqual([second.ttlMs, second.cacheScope], [60_000, "public"]);
+  const nested = await read({ uri: "skill://pdf-processing/templates" });
+  assert.deepEqual([nested.ttlMs, nested.cacheScope], [60_000, "public"]);
+  // refunds has no hints: nothing is cached.
+  const prefix = await read({ uri: "skill://acme" });
+  assert.deepEqual([prefix.ttlMs, prefix.cacheScope], [0, "private"]);
+  await server.close();
+});
+
+Deno.test("resources/directory/read in a 2025-11-25 session carries the same hints as skills/get", async () => {
+  await using client = await connect(skillServer());
+  const dir = await client.request("resources/directory/read", {
+    uri: "skill://pdf-processing/references",
+  });
+  assert.deepEqual([dir.ttlMs, dir.cacheScope], [60_000, "public"]);
+});
