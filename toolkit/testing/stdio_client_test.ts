@@ -159,6 +159,8 @@ Deno.test("spawnStdio(): an exit fails what still waits, quoting stderr", async 
 
 Deno.test("spawnStdio(): waits are bounded, ids are not reused while pending", async () => {
   await using server = raw({ timeoutMs: 50 });
+  // Started, so that the timeout's message quotes its stderr.
+  await server.waitForStderr(/ready$/, { timeoutMs: 10_000 });
   await assert.rejects(
     server.request("silence"),
     /^Error: Timed out after 50 ms waiting for the answer to silence \(id 1\)\nstderr:\nraw_server: ready/,
