@@ -8,6 +8,7 @@
 import type { HttpLayer } from "./layer.ts";
 import { jsonType } from "../_util/json_type.ts";
 import { CODE, rpcError } from "./_response.ts";
+import { type Host, hostOf, LOOPBACK_NAMES, rawHostOf } from "./_host.ts";
 
 /**
  * Host names a local server answers to unless told otherwise.
@@ -22,11 +23,7 @@ import { CODE, rpcError } from "./_response.ts";
  * });
  * ```
  */
-export const LOOPBACK_HOSTS: readonly string[] = Object.freeze([
-  "localhost",
-  "127.0.0.1",
-  "[::1]",
-]);
+export const LOOPBACK_HOSTS: readonly string[] = LOOPBACK_NAMES;
 
 /**
  * Options for {@linkcode hostGuard}.
@@ -61,9 +58,10 @@ export interface HostGuardOptions {
 /**
  * Creates the host guard layer: a request whose `Host` is not an allowed
  * host, or whose `Origin` is foreign or the opaque `null`, gets 403, so that
- * a web page cannot reach a local server through a DNS name it controls.
- * Requests without `Origin` (clients that are not browsers) pass the origin
- * check.
+ * a web page cannot reach a local server through a DNS name it controls. A
+ * `Host` that is not exactly `name[:port]` (user info, a path, spaces, an
+ * empty value, a bad port) gets 400. Requests without `Origin` (clients
+ * that are not browsers) pass the origin check.
  *
  * @example In a Deno.serve handler
  * ```ts
@@ -110,17 +108,26 @@ export function hostGuard(options: HostGuardOptions = {}): HttpLayer {
     }
     if (parsed.origin === "null") return false;
     if (origins !== undefined) return origins.has(parsed.origin);
-    return hostAllowed(hosts, parsed.host);
+    return hosts.has(parsed.hostname) || hosts.has(parsed.host);
   }
 
   return async (request, next) => {
-    const host = request.headers.get("host") ?? new URL(request.url).host;
+    const host = hostOf(request);
+    if (host === undefined) {
+      return rpcError(
+        400,
+        CODE.TRANSPORT,
+        `Bad Request: Host ${
+          JSON.stringify(rawHostOf(request))
+        } is not a host name with an optional port`,
+      );
+    }
     if (!hostAllowed(hosts, host)) {
       return rpcError(
         403,
         CODE.TRANSPORT,
         `Forbidden: Host ${
-          JSON.stringify(host)
+          JSON.stringify(host.host)
         } is not allowed; add it to allowedHosts to accept it`,
       );
     }
@@ -164,18 +171,6 @@ function normaliseOriginEntry(origin: unknown): string {
   }
 }
 
-/** Splits a `Host` value into its lower-cased name and the whole host. */
-function splitHost(host: string): { name: string; full: string } {
-  const full = host.toLowerCase();
-  if (full.startsWith("[")) {
-    const end = full.indexOf("]");
-    return { name: end === -1 ? full : full.slice(0, end + 1), full };
-  }
-  const colon = full.lastIndexOf(":");
-  return { name: colon === -1 ? full : full.slice(0, colon), full };
-}
-
-function hostAllowed(hosts: Set<string>, host: string): boolean {
-  const { name, full } = splitHost(host);
-  return hosts.has(name) || hosts.has(full);
+function hostAllowed(hosts: Set<string>, host: Host): boolean {
+  return hosts.has(host.name) || hosts.has(host.host);
 }

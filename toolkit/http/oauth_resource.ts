@@ -27,6 +27,8 @@ import {
 import { CODE, rpcError } from "./_response.ts";
 import { withoutAuthorization } from "./_copy_request.ts";
 import { checkWholeNumber } from "../_util/whole_number.ts";
+import { hostOf, LOOPBACK_NAMES, rawHostOf } from "./_host.ts";
+import { pathnameOf } from "./_pathname.ts";
 
 /** RFC 6749's scope-token: printable ASCII but space, `"` and `\`. */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
@@ -61,9 +63,13 @@ export interface OAuthResourceOptions {
   /**
    * The resource identifier: the public URL of the MCP endpoint, such as
    * `https://mcp.example.com/mcp`. A token's `aud` must contain it
-   * (RFC 8707), and the metadata document names it. Without it, each
-   * request's own origin and `path` are used, which suits local
-   * development; behind a proxy or TLS terminator, set it.
+   * (RFC 8707), and the metadata document names it. Without it, the
+   * request's `Host` is used, as `http://<Host><path>`, and only when it is
+   * a loopback name (`localhost`, `127.0.0.1`, `[::1]`, any port): that
+   * suits local development, and a request to any other `Host` gets 403,
+   * so that a client cannot pick the audience its token is checked
+   * against. Behind a proxy or TLS terminator, or on any public name, set
+   * it.
    *
    * @default {undefined}
    */
@@ -209,9 +215,9 @@ export function oauthResource(options: OAuthResourceOptions): HttpLayer {
   };
 
   return async (request, next) => {
-    const url = new URL(request.url);
-    const here = resource ?? `${url.origin}${path}`;
-    if (paths.has(url.pathname)) {
+    const here = resource ?? defaultResource(request, path);
+    if (here instanceof Response) return here;
+    if (paths.has(pathnameOf(request.url))) {
       return serveMetadata(
         request,
         {
@@ -418,6 +424,36 @@ function checkOptions(options: OAuthResourceOptions): CheckedOptions {
     algorithms: [...algorithms],
     jwt,
   };
+}
+
+/**
+ * The resource of a request when none is configured: `http://<Host><path>`
+ * for a loopback `Host`, else a refusal. Never the request URL, which an
+ * absolute-form request line sets; never a foreign `Host`, which would let
+ * a client choose the audience its token is checked against.
+ */
+function defaultResource(request: Request, path: string): string | Response {
+  const host = hostOf(request);
+  if (host === undefined) {
+    return rpcError(
+      400,
+      CODE.TRANSPORT,
+      `Bad Request: Host ${
+        JSON.stringify(rawHostOf(request))
+      } is not a host name with an optional port`,
+    );
+  }
+  if (!LOOPBACK_NAMES.includes(host.name)) {
+    return rpcError(
+      403,
+      CODE.TRANSPORT,
+      `Forbidden: Host ${
+        JSON.stringify(host.host)
+      } is not a loopback name; set oauth.resource to the public URL of the endpoint to serve it`,
+    );
+  }
+  // Through URL, so that a default port reads as a client's URL has it.
+  return `${new URL(`http://${host.host}`).origin}${path}`;
 }
 
 /** An absolute https: URL, or http: on a loopback host (for development). */
