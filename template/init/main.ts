@@ -76,12 +76,29 @@ export async function initProject(
   return written.sort();
 }
 
+const USAGE =
+  `Usage: deno run --allow-read --allow-write template/init/main.ts [--published] <directory>
+
+Copies template/ to <directory> (created if missing; refused if not empty).
+
+  --published  resolve @forge/toolkit from JSR instead of linking this clone
+  -h, --help   print this text`;
+
 if (import.meta.main) {
+  if (Deno.args.includes("--help") || Deno.args.includes("-h")) {
+    console.log(USAGE);
+    Deno.exit(0);
+  }
+  const unknown = Deno.args.find((a) =>
+    a.startsWith("-") && a !== "--published"
+  );
+  if (unknown !== undefined) {
+    console.error(`Unknown option: ${unknown}\n\n${USAGE}`);
+    Deno.exit(2);
+  }
   const args = Deno.args.filter((a) => a !== "--published");
-  if (args.length !== 1 || args[0].startsWith("-")) {
-    console.error(
-      "Usage: deno run --allow-read --allow-write template/init/main.ts [--published] <directory>",
-    );
+  if (args.length !== 1) {
+    console.error(USAGE);
     Deno.exit(2);
   }
   try {
