@@ -7,11 +7,11 @@ import type { Decision } from "../policy/mod.ts";
 export interface AuditRecord {
   /** When the call was decided, ISO 8601. */
   time: string;
-  /** The tool's name. */
-  tool: string;
+  /** The tool's name; `null` when the call named none (a name that is not a string). */
+  tool: string | null;
   /** Every pattern of the call; empty for a tool that does not answer probes. */
   patterns: readonly string[];
-  /** The policy's decision; `"error"` when the probe refused the arguments or the server does not list the tool. */
+  /** The policy's decision; `"error"` when the call is malformed or the probe refused the arguments. */
   decision: Decision | "error";
   /** What happened: the call ran or not. */
   outcome: AuditOutcome;
@@ -30,7 +30,8 @@ export type AuditOutcome =
   | "cancelled"
   | "refused"
   | "probe-error"
-  | "unknown-tool";
+  | "unknown-tool"
+  | "invalid-params";
 
 /** Appends records to a file; a write failure is reported once, and logging goes on. */
 export class AuditLog {

@@ -8,7 +8,7 @@
 import { RPC_ERROR } from "../jsonrpc/mod.ts";
 import { META_PERMISSION_PATTERNS } from "../patterns/probe_meta.ts";
 import type { Decision } from "../policy/mod.ts";
-import { isRecord } from "../_util/json_type.ts";
+import { isRecord, jsonType } from "../_util/json_type.ts";
 import { type ApprovalRound, readApprovalRound } from "./_approval_round.ts";
 import type { AuditLog, AuditOutcome } from "./_audit.ts";
 import {
@@ -85,9 +85,31 @@ export class Gatekeeper {
     const params = message.params ?? {};
     const name = params.name;
     const meta = isRecord(params._meta) ? params._meta : undefined;
-    if (typeof name !== "string") {
-      // The server answers the malformed call with its own protocol error.
-      this.#forwardCall(message, undefined);
+    const malformed = name === undefined
+      ? "name: missing: expected the tool's name as a string"
+      : typeof name !== "string"
+      ? `name: expected a string, got ${jsonType(name)}`
+      : params.arguments !== undefined && !isRecord(params.arguments)
+      ? `arguments: expected an object, got ${jsonType(params.arguments)}`
+      : undefined;
+    if (malformed !== undefined) {
+      // Refused here, never forwarded: a lax server might run a tool the
+      // gate could not decide (["always_denied"] read as "always_denied"),
+      // or read arguments the probe did not see.
+      this.#record(
+        typeof name === "string" ? name : null,
+        [],
+        "error",
+        "invalid-params",
+        null,
+        started,
+      );
+      this.#relay.answerHost(message.id, {
+        error: {
+          code: RPC_ERROR.INVALID_PARAMS,
+          message: `Invalid params for tools/call: ${malformed}`,
+        },
+      });
       return;
     }
     // A 2026-07-28 host names its revision and capabilities on every
@@ -268,7 +290,7 @@ export class Gatekeeper {
   }
 
   #record(
-    tool: string,
+    tool: string | null,
     patterns: readonly string[],
     decision: Decision | "error",
     outcome: AuditOutcome,

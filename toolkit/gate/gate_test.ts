@@ -9,6 +9,7 @@ import {
   rpc,
   startGateProcess,
   textOf,
+  writeAtomic,
 } from "./testdata/gate_process.ts";
 
 async function workspace(policy: string, name = "policy.yaml") {
@@ -903,4 +904,54 @@ Deno.test("gate answers pending calls when the server crashes, and exits non-zer
   const status = await gate.close();
   assert.equal(status.code, 3);
   assert.match(gate.stderr, /forge gate: the server exited with status 3/);
+});
+
+Deno.test("gate refuses a tools/call whose name or arguments are malformed, and forwards nothing", async () => {
+  await using ws = await workspace(`unprobed: deny\n`);
+  await using gate = await startGateProcess(
+    ["--policy", ws.policyPath, "--audit", ws.audit],
+    FAKE_COMMAND,
+  );
+  const bad: [string, Message, string][] = [
+    ["n1", { name: ["plain"] }, "name: expected a string, got array"],
+    ["n2", { name: 7 }, "name: expected a string, got number"],
+    ["n3", { name: null }, "name: expected a string, got null"],
+    ["n4", {}, "name: missing: expected the tool's name as a string"],
+    [
+      "n5",
+      { name: "plain", arguments: ["a"] },
+      "arguments: expected an object, got array",
+    ],
+    [
+      "n6",
+      { name: "plain", arguments: "a" },
+      "arguments: expected an object, got string",
+    ],
+  ];
+  for (const [id, params, problem] of bad) {
+    const answer = await rpc(gate, "tools/call", params, id);
+    assert.deepEqual(answer.error, {
+      code: -32602,
+      message: `Invalid params for tools/call: ${problem}`,
+    }, id);
+  }
+  // The policy's tools entry allows "seen", which reports what reached the server.
+  await writeAtomic(ws.policyPath, `unprobed: deny\ntools: { seen: allow }\n`);
+  await gate.waitForStderr(/policy reloaded/);
+  const { seen } = JSON.parse(textOf(await callTool(gate, "seen")));
+  for (const [id] of bad) assert.equal(seen.includes(id), false, id);
+  assert.equal((await gate.close()).code, 0);
+  const records = (await Deno.readTextFile(ws.audit)).trim().split("\n")
+    .map((line) => JSON.parse(line));
+  assert.deepEqual(
+    records.slice(0, 6).map((r) => [r.tool, r.decision, r.outcome]),
+    [
+      [null, "error", "invalid-params"],
+      [null, "error", "invalid-params"],
+      [null, "error", "invalid-params"],
+      [null, "error", "invalid-params"],
+      ["plain", "error", "invalid-params"],
+      ["plain", "error", "invalid-params"],
+    ],
+  );
 });
