@@ -85,14 +85,8 @@ export class Gatekeeper {
     const params = message.params ?? {};
     const name = params.name;
     const meta = isRecord(params._meta) ? params._meta : undefined;
-    const malformed = name === undefined
-      ? "name: missing: expected the tool's name as a string"
-      : typeof name !== "string"
-      ? `name: expected a string, got ${jsonType(name)}`
-      : params.arguments !== undefined && !isRecord(params.arguments)
-      ? `arguments: expected an object, got ${jsonType(params.arguments)}`
-      : undefined;
-    if (malformed !== undefined) {
+    const malformed = callProblem(params);
+    if (malformed !== undefined || typeof name !== "string") {
       // Refused here, never forwarded: a lax server might run a tool the
       // gate could not decide (["always_denied"] read as "always_denied"),
       // or read arguments the probe did not see.
@@ -308,4 +302,19 @@ export class Gatekeeper {
       elapsedMs,
     });
   }
+}
+
+/** What is wrong with a `tools/call`'s name or arguments; `undefined` when nothing is. */
+function callProblem(params: Record<string, unknown>): string | undefined {
+  const { name, arguments: args } = params;
+  if (name === undefined) {
+    return "name: missing: expected the tool's name as a string";
+  }
+  if (typeof name !== "string") {
+    return `name: expected a string, got ${jsonType(name)}`;
+  }
+  if (args !== undefined && !isRecord(args)) {
+    return `arguments: expected an object, got ${jsonType(args)}`;
+  }
+  return undefined;
 }
