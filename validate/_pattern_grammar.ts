@@ -253,6 +253,48 @@ export function isPatternVerb(verb: string): boolean {
 }
 
 /**
+ * The shape of a verb's target: path segments, exec arguments, a network
+ * endpoint, or one opaque item (the `x-` extensions).
+ *
+ * @example
+ * ```ts
+ * import { type TargetKind } from "./_pattern_grammar.ts";
+ *
+ * const kind: TargetKind = "path";
+ * ```
+ */
+export type TargetKind = "path" | "exec" | "net" | "opaque";
+
+/**
+ * The {@linkcode TargetKind} of a verb.
+ *
+ * @example
+ * ```ts
+ * import { targetKind } from "./_pattern_grammar.ts";
+ *
+ * targetKind("delete"); // "path"
+ * targetKind("x-deploy"); // "opaque"
+ * ```
+ *
+ * @param verb A verb of the grammar.
+ * @returns The shape of its target.
+ */
+export function targetKind(verb: string): TargetKind {
+  switch (verb) {
+    case "read":
+    case "write":
+    case "delete":
+      return "path";
+    case "exec":
+      return "exec";
+    case "net":
+      return "net";
+    default:
+      return "opaque";
+  }
+}
+
+/**
  * `U+0007` for a character: how messages name a control character.
  *
  * @example

@@ -5,6 +5,7 @@ import {
   isNetScheme,
   isPatternVerb,
   patternProblem,
+  targetKind,
 } from "./_pattern_grammar.ts";
 
 Deno.test("patternProblem() names the rule broken and the range to fix", async (t) => {
@@ -58,4 +59,18 @@ Deno.test("the verb, scheme and control-character rules", () => {
     checkPattern("read:a\u007f") as string,
     /control character U\+007F at offset 1$/,
   );
+});
+
+Deno.test("targetKind() gives each verb the shape of its target", async (t) => {
+  const cases: [string, string][] = [
+    ["read", "path"],
+    ["write", "path"],
+    ["delete", "path"],
+    ["exec", "exec"],
+    ["net", "net"],
+    ["x-deploy", "opaque"],
+  ];
+  for (const [verb, kind] of cases) {
+    await t.step(verb, () => assert.equal(targetKind(verb), kind));
+  }
 });

@@ -85,6 +85,19 @@ export function collapsePath(
   return out;
 }
 
+// A root no caller's path can reach: a segment split at "/" never is "/".
+// Relative paths start inside it, absolute ones never enter it.
+const NO_ROOT: Root = { text: "of a relative target", segments: ["/"] };
+
+/**
+ * The canonical name of a path on its own, as a pattern names it: relative
+ * paths stay relative (`.` when empty) and may not climb out with `..`,
+ * absolute ones collapse as POSIX does. The same rules as canonicalPath().
+ */
+export function canonicalName(path: string, argument: string): string {
+  return displayName(collapsePath(NO_ROOT, path, argument), NO_ROOT.segments);
+}
+
 export function isInside(
   segments: readonly string[],
   root: readonly string[],

@@ -4,6 +4,7 @@
 import {
   CONTROL_ESCAPES,
   LITERAL_ESCAPES,
+  type TargetKind,
 } from "../../validate/_pattern_grammar.ts";
 
 // A rule's brace alternatives multiply; past this a rule is a mistake.
@@ -15,11 +16,36 @@ export interface Token {
   lit: boolean;
   /** Its 0-based offset in the whole rule. */
   at: number;
+  /** The offset just after its spelling (an escape is several characters). */
+  end: number;
+}
+
+/** A rewrite of the rule's text: `[start, end)` becomes `text`. */
+export interface Fix {
+  start: number;
+  end: number;
+  text: string;
 }
 
 /** Signals a problem at a token; turned into a RuleSyntaxError or a string. */
 export class Problem {
   constructor(readonly message: string, readonly at: number) {}
+}
+
+/**
+ * A rule that could never match a canonical pattern. The message says what
+ * is wrong; compileRule() adds the canonical form: computed from the whole
+ * rule when it has no wildcards, else the rule with `fix` applied, else
+ * `otherwise`.
+ */
+export class NotCanonical extends Problem {
+  constructor(
+    message: string,
+    at: number,
+    readonly options: { fix?: Fix; otherwise: string },
+  ) {
+    super(message, at);
+  }
 }
 
 /** Splits a target into tokens, decoding backslash escapes. */
@@ -30,7 +56,7 @@ export function lex(target: string, offset: number, isRule: boolean): Token[] {
     const at = offset + i;
     const c = String.fromCodePoint(target.codePointAt(i)!);
     if (c !== "\\") {
-      tokens.push({ c, lit: false, at });
+      tokens.push({ c, lit: false, at, end: at + c.length });
       i += c.length;
       continue;
     }
@@ -44,10 +70,10 @@ export function lex(target: string, offset: number, isRule: boolean): Token[] {
       );
     }
     if (LITERAL_ESCAPES.has(next)) {
-      tokens.push({ c: next, lit: true, at });
+      tokens.push({ c: next, lit: true, at, end: at + 2 });
       i += 2;
     } else if (next in CONTROL_ESCAPES) {
-      tokens.push({ c: CONTROL_ESCAPES[next], lit: true, at });
+      tokens.push({ c: CONTROL_ESCAPES[next], lit: true, at, end: at + 2 });
       i += 2;
     } else if (next === "u" && target[i + 2] === "{") {
       const close = target.indexOf("}", i + 3);
@@ -59,8 +85,13 @@ export function lex(target: string, offset: number, isRule: boolean): Token[] {
           at,
         );
       }
-      tokens.push({ c: String.fromCodePoint(code), lit: true, at });
       i = close + 1;
+      tokens.push({
+        c: String.fromCodePoint(code),
+        lit: true,
+        at,
+        end: offset + i,
+      });
     } else {
       throw new Problem(
         `invalid escape "\\${next}": expected one of \\\\ \\* \\? \\[ \\] \\{ \\} \\" "\\ " \\n \\r \\t \\u{hex}`,
@@ -181,4 +212,18 @@ export function text(tokens: Token[]): string {
 export function isWord(tokens: Token[], word: string): boolean {
   return tokens.length === word.length &&
     tokens.every((t, i) => !t.lit && t.c === word[i]);
+}
+
+/**
+ * What a target's tokens name, unescaped: the words of a command (split at
+ * unescaped spaces, `""` an empty word), else the text.
+ */
+export function decodeTarget(
+  kind: TargetKind,
+  tokens: Token[],
+): string | string[] {
+  if (kind !== "exec") return text(tokens);
+  return splitTokens(tokens, " ", 0).map((p) =>
+    isWord(p.tokens, '""') ? "" : text(p.tokens)
+  );
 }

@@ -7,8 +7,11 @@ import {
   GLOB_CHARS,
   HOST_CHARS,
   isNetScheme,
+  targetKind,
 } from "../../validate/_pattern_grammar.ts";
+import { canonicalTarget } from "../patterns/_canonical.ts";
 import {
+  decodeTarget,
   isSpecial,
   isWord,
   lex,
@@ -23,7 +26,6 @@ import {
   type Compiled,
   type Form,
   type Item,
-  kindOf,
   ONE,
   type Step,
 } from "./_compile.ts";
@@ -57,8 +59,37 @@ export function parsePattern(pattern: string): Parsed | string {
   if (glob !== undefined) {
     return `unescaped "${glob.c}" in a pattern: expected "\\${glob.c}", since patterns name concrete targets`;
   }
-  const kind = kindOf(verb);
+  const kind = targetKind(verb);
+  // Paths and commands are split first, so that the message names the bad
+  // segment or word; a network target is split once known to be canonical.
+  const parsed = kind === "net" ? undefined : parseTokens(verb, target, tokens);
+  if (typeof parsed === "string") return parsed;
+  // Escapes can spell a "/" inside a segment, a NUL, a decomposed letter or
+  // an IPv4 short form: a pattern is canonical only when it is exactly what
+  // the builders would have named, so no two spellings share a target.
+  const canonical = canonicalTarget(verb, decodeTarget(kind, tokens));
+  const shown = JSON.stringify(`${verb}:${target}`);
+  if ("refused" in canonical) {
+    return `pattern ${shown} is not canonical: ${canonical.refused}`;
+  }
+  if (canonical.target !== target) {
+    return `pattern ${shown} is not canonical: expected ${
+      JSON.stringify(`${verb}:${canonical.target}`)
+    }`;
+  }
+  return parsed ?? parseNetPattern(verb, target);
+}
+
+/** The shape of a pattern, from its tokens; the structure only. */
+function parseTokens(
+  verb: string,
+  target: string,
+  tokens: Token[],
+): Parsed | string {
+  const kind = targetKind(verb);
   switch (kind) {
+    case "net":
+      return parseNetPattern(verb, target);
     case "path": {
       const absolute = isSpecial(tokens[0], "/");
       const body = absolute ? tokens.slice(1) : tokens;
@@ -92,8 +123,6 @@ export function parsePattern(pattern: string): Parsed | string {
       }
       return { verb, kind, items };
     }
-    case "net":
-      return parseNetPattern(verb, target);
     case "opaque":
       return { verb, kind, item: text(tokens) };
   }

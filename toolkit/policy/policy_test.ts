@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Policy } from "./policy.ts";
+import { Policy, type PolicyRules } from "./policy.ts";
 import { RuleSyntaxError } from "./rule_syntax_error.ts";
 
 Deno.test("Policy decides a call: deny beats ask beats allow, unmatched asks", async (t) => {
@@ -152,4 +152,125 @@ Deno.test("Policy refuses bad rules at load time, naming list, index and rule", 
       ),
     );
   });
+});
+
+// A hostile tool's spellings of a denied target: rules, pattern, and the
+// canonical pattern the problem must name (or a word of why there is none).
+const BYPASSES: [string, PolicyRules, string, string][] = [
+  [
+    "an escaped / inside one segment",
+    { allow: ["write:**"], deny: ["write:secrets/**"] },
+    String.raw`write:secrets\u{2f}key`,
+    'expected "write:secrets/key"',
+  ],
+  [
+    "an escaped leading / that made the path look relative",
+    { allow: ["write:**"], deny: ["write:/etc/**"] },
+    String.raw`write:\u{2f}etc/passwd`,
+    'expected "write:/etc/passwd"',
+  ],
+  [
+    "escaped dots and slashes climbing out",
+    { allow: ["write:**"], deny: ["write:/etc/**"] },
+    String.raw`write:\u{2e}\u{2e}\u{2f}x`,
+    "leaves the root",
+  ],
+  [
+    "an escaped .. segment",
+    { allow: ["write:**"], deny: ["write:secrets/**"] },
+    String.raw`write:a/\u{2e}\u{2e}/secrets/key`,
+    '".." segments',
+  ],
+  [
+    "an escaped control character",
+    { allow: ["write:**"], deny: ["write:a"] },
+    String.raw`write:a\n`,
+    "control character",
+  ],
+  [
+    "an escaped NUL",
+    { allow: ["write:**"], deny: ["write:a"] },
+    String.raw`write:a\u{0}`,
+    "NUL",
+  ],
+  [
+    "a decomposed (NFD) name spelled with an escape",
+    { allow: ["write:**"], deny: ["write:caf\u00e9"] },
+    String.raw`write:cafe\u{301}`,
+    'expected "write:caf\u00e9"',
+  ],
+  [
+    "a letter spelled as an escape",
+    { allow: ["read:**"], deny: ["read:key"] },
+    String.raw`read:k\u{65}y`,
+    'expected "read:key"',
+  ],
+  [
+    "IPv4 short form",
+    { allow: ["net:*://**"], deny: ["net:http://127.0.0.1"] },
+    "net:http://127.1",
+    'expected "net:http://127.0.0.1"',
+  ],
+  [
+    "IPv4 as one decimal number",
+    { allow: ["net:*://**"], deny: ["net:http://127.0.0.1"] },
+    "net:http://2130706433",
+    'expected "net:http://127.0.0.1"',
+  ],
+  [
+    "IPv4 in hex",
+    { allow: ["net:*://**"], deny: ["net:http://127.0.0.1"] },
+    "net:http://0x7f.0.0.1",
+    'expected "net:http://127.0.0.1"',
+  ],
+  [
+    "IPv4 in octal",
+    { allow: ["net:*://**"], deny: ["net:http://127.0.0.1"] },
+    "net:http://0177.0.0.1",
+    'expected "net:http://127.0.0.1"',
+  ],
+  [
+    "IPv4-mapped IPv6",
+    { allow: ["net:*://**"], deny: ["net:http://127.0.0.1"] },
+    String.raw`net:http://\[::ffff:127.0.0.1\]`,
+    'expected "net:http://127.0.0.1"',
+  ],
+  [
+    "an uncompressed IPv6 address",
+    { allow: ["net:*://**"], deny: [String.raw`net:http://\[::1\]`] },
+    String.raw`net:http://\[0:0:0:0:0:0:0:1\]`,
+    String.raw`expected "net:http://\\[::1\\]"`,
+  ],
+  [
+    "an escaped space inside one argument",
+    { allow: ["exec:**"], deny: ["exec:rm\\ -rf"] },
+    String.raw`exec:rm\u{20}-rf`,
+    String.raw`expected "exec:rm\\ -rf"`,
+  ],
+  [
+    "an escaped NUL in an argument",
+    { allow: ["exec:**"], deny: ["exec:rm **"] },
+    String.raw`exec:rm a\u{0}`,
+    "NUL",
+  ],
+  [
+    "an escaped line feed in an extension target",
+    { allow: ["x-deploy:**"], deny: ["x-deploy:prod"] },
+    String.raw`x-deploy:prod\n`,
+    "control character",
+  ],
+];
+
+Deno.test("Policy asks, never allows, for a non-canonical spelling of a denied target", async (t) => {
+  for (const [name, rules, pattern, why] of BYPASSES) {
+    await t.step(`${name}: ${pattern}`, () => {
+      const [result] = new Policy(rules).evaluate([pattern]).patterns;
+      assert.equal(result.decision, "ask");
+      assert.equal(result.rule, undefined);
+      assert.ok(
+        result.problem?.includes(why),
+        `${result.problem} should say ${why}`,
+      );
+    });
+  }
 });
