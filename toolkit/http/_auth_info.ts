@@ -29,3 +29,19 @@ export function carryAuthInfo(from: Request, to: Request): Request {
   }
   return to;
 }
+
+/**
+ * Whom a verified token speaks for, as a session's owner: its issuer with
+ * its subject (`sub`), or with its client (`client_id`) when it has no
+ * subject (a client-credentials token). A token refreshed for the same user
+ * has the same owner; scopes and expiry do not count.
+ */
+export function ownerOf(auth: AuthInfo | undefined): string | undefined {
+  if (auth === undefined) return undefined;
+  const issuer = typeof auth.claims.iss === "string" ? auth.claims.iss : null;
+  return JSON.stringify(
+    auth.subject !== undefined
+      ? [issuer, "sub", auth.subject]
+      : [issuer, "client", auth.clientId ?? null],
+  );
+}

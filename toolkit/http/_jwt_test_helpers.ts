@@ -100,8 +100,9 @@ export function authServer(): ToolServer {
     },
     handler: async (args, ctx) => {
       const { waitMs } = args as { waitMs?: number };
-      // Read before and after a wait: a later request's token must not leak in.
-      const before = ctx.auth?.subject;
+      // Read before and after a wait: a later request's token must not leak
+      // in. The client, since a session serves only one subject.
+      const before = ctx.auth?.clientId;
       if (waitMs !== undefined) {
         await new Promise((resolve) => setTimeout(resolve, waitMs));
       }

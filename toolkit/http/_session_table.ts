@@ -58,6 +58,11 @@ export interface SessionEntry<T extends Closable> {
   createdAt: number;
   /** Whether a request has come with its id since `initialize`. */
   used: boolean;
+  /**
+   * Whom the session belongs to (the user of the token that opened it),
+   * or undefined when anyone who knows its id may use it.
+   */
+  readonly owner: string | undefined;
 }
 
 /** Options for {@linkcode SessionTable}. */
@@ -107,8 +112,11 @@ export class SessionTable<T extends Closable> {
     return this.#clock.now();
   }
 
-  /** Adds a session in progress for `transport`: counted, not yet open. */
-  create(transport: T): SessionEntry<T> {
+  /**
+   * Adds a session in progress for `transport`, belonging to `owner` if
+   * given: counted, not yet open.
+   */
+  create(transport: T, owner?: string): SessionEntry<T> {
     const now = this.#clock.now();
     const entry: SessionEntry<T> = {
       transport,
@@ -117,6 +125,7 @@ export class SessionTable<T extends Closable> {
       lastSeen: now,
       createdAt: now,
       used: false,
+      owner,
     };
     this.#transient.add(entry);
     return entry;
@@ -133,9 +142,16 @@ export class SessionTable<T extends Closable> {
     this.#startSweeper();
   }
 
-  /** The open session `id`, if any. */
-  get(id: string): SessionEntry<T> | undefined {
-    return this.#open.get(id);
+  /**
+   * The open session `id`, if any and if `owner` may use it: a session
+   * with an owner is not there for anyone else, so that its id cannot be
+   * told from an unknown one.
+   */
+  get(id: string, owner?: string): SessionEntry<T> | undefined {
+    const entry = this.#open.get(id);
+    return entry?.owner === undefined || entry.owner === owner
+      ? entry
+      : undefined;
   }
 
   /** A request came with the session's id: it is in use. */

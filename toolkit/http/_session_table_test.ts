@@ -212,3 +212,17 @@ Deno.test("clockOf() reads the internal clock option, the system clock by defaul
   assert.equal(clockOf({}), SYSTEM_CLOCK);
   assert.equal(clockOf({ ...{ [CLOCK]: clock } }), clock, "spread keeps it");
 });
+
+Deno.test("SessionTable answers a session with an owner to that owner only", () => {
+  const { table: sessions } = table();
+  const owned = sessions.create(new FakeTransport(), "alice");
+  sessions.bind(owned, "a");
+  const shared = sessions.create(new FakeTransport());
+  sessions.bind(shared, "s");
+  assert.equal(sessions.get("a", "alice"), owned);
+  assert.equal(sessions.get("a", "bob"), undefined);
+  assert.equal(sessions.get("a"), undefined);
+  // Without an owner, anyone who knows the id.
+  assert.equal(sessions.get("s"), shared);
+  assert.equal(sessions.get("s", "bob"), shared);
+});

@@ -102,19 +102,23 @@ Deno.test("oauthResource() hands the tool each request's verified token as ctx.a
     );
 
     await t.step(
-      "a new token on the same session gives the new claims",
+      "a new token of the same user on the same session gives the new claims",
       async () => {
+        // The session is the user's (issue 22): a refreshed token of hers
+        // may change the client and scopes, not the subject.
         const second = await signToken(key, resource, {
-          sub: "grace",
+          sub: "ada",
           client_id: "other-client",
+          scope: "mcp:tools",
         });
         // The SDK reads requestInit.headers on every request.
         headers.authorization = `Bearer ${second}`;
         const answer = answerOf(
           await client.callTool({ name: "whoami", arguments: {} }),
         );
-        assert.equal(answer.auth?.subject, "grace");
+        assert.equal(answer.auth?.subject, "ada");
         assert.equal(answer.auth?.clientId, "other-client");
+        assert.deepEqual(answer.auth?.scopes, ["mcp:tools"]);
         assert.equal(answer.token, second);
       },
     );
@@ -192,11 +196,14 @@ Deno.test("oauthResource() keeps each concurrent request's own token within one 
     { oauth: { authorizationServers: [ISSUER], jwks: jwks.url } },
     authServer(),
   );
-  const tokenOf = (sub: string) => signToken(key, http.url.href, { sub });
+  // One user, a token per request told apart by its client: a session
+  // serves only the subject that opened it (issue 22).
+  const tokenOf = (client_id: string) =>
+    signToken(key, http.url.href, { sub: "ada", client_id });
   const opener = `Bearer ${await tokenOf("opener")}`;
   const session = await initialize(http.url, { authorization: opener });
-  const subjects = Array.from({ length: 24 }, (_, i) => `user-${i}`);
-  const answers = await Promise.all(subjects.map(async (sub, i) => {
+  const clients = Array.from({ length: 24 }, (_, i) => `client-${i}`);
+  const answers = await Promise.all(clients.map(async (client, i) => {
     const response = await post(
       http.url,
       {
@@ -209,7 +216,7 @@ Deno.test("oauthResource() keeps each concurrent request's own token within one 
       {
         "mcp-session-id": session,
         "mcp-protocol-version": PROTOCOL,
-        authorization: `Bearer ${await tokenOf(sub)}`,
+        authorization: `Bearer ${await tokenOf(client)}`,
       },
     );
     assert.equal(response.status, 200);
@@ -217,8 +224,8 @@ Deno.test("oauthResource() keeps each concurrent request's own token within one 
     return answerOf(message.result);
   }));
   for (const [i, answer] of answers.entries()) {
-    assert.equal(answer.before, subjects[i]);
-    assert.equal(answer.auth?.subject, subjects[i]);
+    assert.equal(answer.before, clients[i]);
+    assert.equal(answer.auth?.clientId, clients[i]);
   }
 });
 

@@ -16,7 +16,7 @@ import { collapseToJson } from "./_collapse_sse.ts";
 import { MemoryEventStore } from "./_event_store.ts";
 import { clientKey } from "./_client_address.ts";
 import { RateLimiter } from "./_rate_limit.ts";
-import { authInfoOf } from "./_auth_info.ts";
+import { authInfoOf, ownerOf } from "./_auth_info.ts";
 import { pathnameOf } from "./_pathname.ts";
 import { readPostMessage } from "./_post.ts";
 import {
@@ -410,7 +410,10 @@ class Endpoint {
             "Bad Request: Mcp-Session-Id header is required",
           );
         }
-        const session = this.#table.get(sessionId);
+        const session = this.#table.get(
+          sessionId,
+          ownerOf(authInfoOf(request)),
+        );
         if (session === undefined) return sessionNotFound();
         this.#table.touch(session);
         return await this.#forward(session, request, undefined);
@@ -458,7 +461,8 @@ class Endpoint {
       });
     }
     if (sessionId !== null) {
-      const session = this.#table.get(sessionId);
+      // Another user's session answers as an unknown one.
+      const session = this.#table.get(sessionId, ownerOf(authInfoOf(request)));
       if (session === undefined) return sessionNotFound();
       this.#table.touch(session);
       return await this.#forward(session, request, message);
@@ -473,7 +477,8 @@ class Endpoint {
     // The address is read only when a session is to be made, not per call.
     const refusal = this.#admit(clientKey(info));
     if (refusal !== undefined) return refusal;
-    const session = this.#newSession(true);
+    // Bound to the user of the token that opens it, if any.
+    const session = this.#newSession(true, ownerOf(authInfoOf(request)));
     try {
       await this.#host.connect(session.transport);
       return await this.#forward(session, request, message);
@@ -483,7 +488,7 @@ class Endpoint {
   }
 
   /** A session in progress in the table, with its SDK transport. */
-  #newSession(withId: boolean): Session {
+  #newSession(withId: boolean, owner?: string): Session {
     const table = this.#table;
     const history = this.#config.history;
     // The callback runs on the first request, once `session` is set.
@@ -499,6 +504,7 @@ class Endpoint {
           : undefined,
         retryInterval: this.#config.retryMs,
       }),
+      owner,
     );
     session.transport.onclose = () => table.forget(session);
     return session;
