@@ -124,9 +124,12 @@ export class CallPipeline {
     const mode = meta[META_PERMISSION_PATTERNS] === undefined
       ? registered.task
       : undefined;
-    const asTask = mode !== undefined &&
+    // Tasks are a 2026-07-28 extension: a session-era (2025) client was not
+    // offered it, so even a "required" tool runs to completion for it.
+    const stateless = connection.session.statelessRequest;
+    const asTask = mode !== undefined && stateless &&
       declaresTasks(connection.session.clientCapabilities);
-    if (mode?.support === "required" && !asTask) {
+    if (mode?.support === "required" && stateless && !asTask) {
       throw tasksNotDeclared(`tool ${JSON.stringify(name)}`);
     }
     const abort = new LazyAbort();
@@ -178,13 +181,6 @@ export class CallPipeline {
         owner: ownerOf(extra.authInfo),
         abort: call.abort,
         capabilities: connection.session.clientCapabilities ?? {},
-        // A 2026-07-28 request has no session to tell: listen streams hear it instead.
-        notify: (params) => {
-          if (connection.session.stateless) return;
-          connection.session.notify("notifications/tasks", params).catch(
-            () => {},
-          );
-        },
       }).then((result) => {
         const taskId = result.taskId as string;
         call.taskId = taskId;

@@ -21,6 +21,7 @@ export {
   STATELESS_PROTOCOL_VERSIONS,
 } from "../jsonrpc/_versions.ts";
 import { LOG_LEVELS } from "./_log_levels.ts";
+import { TASKS_EXTENSION } from "./_task_checks.ts";
 
 export {
   loadRequestSigning,
@@ -41,6 +42,27 @@ export const REMOVED_METHODS: ReadonlySet<string> = new Set([
   "resources/subscribe",
   "resources/unsubscribe",
 ]);
+
+/**
+ * Extensions defined for the stateless revision only: a session-era client
+ * is not offered them. The tasks extension answers `resultType: "task"`,
+ * which 2025-11-25 clients take for a final result, and its
+ * `execution.taskSupport` reads to them as 2025-11-25's own core tasks.
+ */
+const STATELESS_EXTENSIONS: ReadonlySet<string> = new Set([TASKS_EXTENSION]);
+
+/** The capabilities `initialize` answers: without the stateless-only extensions. */
+export function sessionCapabilities(
+  capabilities: Record<string, unknown>,
+): Record<string, unknown> {
+  const extensions = capabilities.extensions;
+  if (!isRecord(extensions)) return capabilities;
+  const kept = Object.fromEntries(
+    Object.entries(extensions).filter(([id]) => !STATELESS_EXTENSIONS.has(id)),
+  );
+  const { extensions: _, ...rest } = capabilities;
+  return Object.keys(kept).length === 0 ? rest : { ...rest, extensions: kept };
+}
 
 /** Methods whose results carry `ttlMs` and `cacheScope` (SEP-2549). */
 const CACHEABLE = new Set([

@@ -34,6 +34,12 @@ export interface RegisteredTool {
   output: StandardSchema | undefined;
   /** How calls run as tasks; undefined when they never do. */
   task: TaskMode | undefined;
+  /**
+   * The entry a session-era (2025) client sees: without `execution`, since
+   * tasks are a 2026-07-28 extension and 2025-11-25 reads `taskSupport` as
+   * its own core tasks, which this server does not speak.
+   */
+  sessionListed: ListedTool;
 }
 
 /**
@@ -81,6 +87,7 @@ export class ToolRegistry {
   #tools = new Map<string, ToolSlot>();
   #seq = 0;
   #listed: ListedTool[] | undefined;
+  #sessionListed: ListedTool[] | undefined;
 
   /** Checks and adds a definition; throws on a mistake. */
   add(def: ToolDefinition): RegistrySlotOps<ToolDefinition> {
@@ -91,7 +98,7 @@ export class ToolRegistry {
     }
     const slot = new ToolSlot(this, registered, this.#seq++);
     this.#tools.set(name, slot);
-    this.#listed = undefined;
+    this.changed();
     return slot;
   }
 
@@ -101,26 +108,39 @@ export class ToolRegistry {
     return slot?.enabled ? slot.current : undefined;
   }
 
-  /** The enabled tools as `tools/list` shows them, in registration order. */
-  list(): ListedTool[] {
-    this.#listed ??= [...this.#tools.values()]
-      .filter((slot) => slot.enabled)
-      .sort((a, b) => a.seq - b.seq)
-      .map((slot) => slot.current.listed);
-    return this.#listed;
+  /**
+   * The enabled tools as `tools/list` shows them, in registration order:
+   * to a 2026-07-28 request (`tasks`), or without `execution` to a session.
+   */
+  list(tasks = true): ListedTool[] {
+    if (tasks) {
+      return this.#listed ??= this.entries(true).map((entry) => entry.item);
+    }
+    return this.#sessionListed ??= this.entries(false).map((e) => e.item);
   }
 
-  /** The enabled tools with their places, for paging. */
-  entries(): { seq: number; item: ListedTool }[] {
+  /** The enabled tools with their places, for paging (`tasks` as for `list`). */
+  entries(tasks = true): { seq: number; item: ListedTool }[] {
     return [...this.#tools.values()]
       .filter((slot) => slot.enabled)
       .sort((a, b) => a.seq - b.seq)
-      .map((slot) => ({ seq: slot.seq, item: slot.current.listed }));
+      .map((slot) => ({
+        seq: slot.seq,
+        item: tasks ? slot.current.listed : slot.current.sessionListed,
+      }));
   }
 
-  /** Forgets the cached list (an entry was enabled or disabled). */
+  /** The names of the enabled tools. */
+  names(): string[] {
+    return [...this.#tools.values()]
+      .filter((slot) => slot.enabled)
+      .map((slot) => slot.current.def.name);
+  }
+
+  /** Forgets the cached lists (an entry was added, changed, enabled or disabled). */
   changed(): void {
     this.#listed = undefined;
+    this.#sessionListed = undefined;
   }
 
   /** Replaces a slot's definition with `def`, checked whole first. */
@@ -138,7 +158,7 @@ export class ToolRegistry {
       this.#tools.delete(from);
       this.#tools.set(to, slot);
     }
-    this.#listed = undefined;
+    this.changed();
   }
 
   /** Removes a slot. */
@@ -146,7 +166,7 @@ export class ToolRegistry {
     slot.removed = true;
     slot.enabled = false;
     this.#tools.delete(slot.current.def.name);
-    this.#listed = undefined;
+    this.changed();
   }
 }
 
@@ -192,12 +212,16 @@ function prepare(def: ToolDefinition, updating?: string): RegisteredTool {
   }
   const icons = checkIcons(def.icons, named);
   const task = checkTaskOption(def.task, named);
-  const listed = listing(def, probe, named);
+  let listed = listing(def, probe, named);
   if (icons !== undefined) listed.icons = icons;
-  if (task !== undefined) listed.execution = { taskSupport: task.support };
+  const sessionListed = listed;
+  if (task !== undefined) {
+    listed = { ...listed, execution: { taskSupport: task.support } };
+  }
   return {
     def,
     listed,
+    sessionListed,
     schema: isStandardSchema(def.input) ? def.input : undefined,
     output: isStandardSchema(def.output) ? def.output : undefined,
     task,

@@ -20,8 +20,10 @@ import {
   checkInputResponses,
   declaresTasks,
   ownerOf,
+  TASKS_EXTENSION,
   tasksNotDeclared,
 } from "./_task_checks.ts";
+import { STATELESS_PROTOCOL_VERSIONS } from "./_era.ts";
 import type { TaskManager } from "./_tasks.ts";
 
 /** MCP caps one completion answer at this many values. */
@@ -116,11 +118,14 @@ export function buildRouter(
       ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
     };
   };
-  route("tools/list", (params) =>
+  route("tools/list", (params, _extra, connection) => {
+    // Only a 2026-07-28 request sees `execution.taskSupport`.
+    const tasks = connection.session.statelessRequest;
     // The usual case answers the cached list in the same turn.
-    pageSize === undefined && params.cursor === undefined
-      ? { tools: tools.list() }
-      : paged("tools/list", "tools", params, () => single(tools.entries())));
+    return pageSize === undefined && params.cursor === undefined
+      ? { tools: tools.list(tasks) }
+      : paged("tools/list", "tools", params, () => single(tools.entries(tasks)));
+  });
   route(
     "tools/call",
     (params, extra, connection) =>
@@ -194,21 +199,34 @@ export function buildRouter(
     );
   }, "prompts");
   // tasks/list and tasks/result (2025-11-25's experimental tasks) are gone
-  // from the extension: not in the table, so -32601.
-  const task = (method: string, run: TaskRoute) =>
-    route(method, async (params, extra, connection) => {
+  // from the extension: not in the table, so -32601. The extension is a
+  // 2026-07-28 one: a session-era client was not offered it, so its methods
+  // are not found there either.
+  const taskRoute = (method: string, handler: RequestHandler<Connection>) =>
+    route(method, (params, extra, connection) => {
+      if (!connection.session.statelessRequest) {
+        throw new ProtocolError(
+          RPC_ERROR.METHOD_NOT_FOUND,
+          `Method not found: ${method} (the ${TASKS_EXTENSION} extension is served to ${
+            STATELESS_PROTOCOL_VERSIONS[0]
+          } requests only)`,
+        );
+      }
       if (!declaresTasks(connection.session.clientCapabilities)) {
         throw tasksNotDeclared(method);
       }
+      return handler(params, extra, connection);
+    });
+  const task = (method: string, run: TaskRoute) =>
+    taskRoute(method, async (params, extra) => {
       await run(params, ownerOf(extra.authInfo));
       return { resultType: "complete" };
     });
-  route("tasks/get", (params, extra, connection) => {
-    if (!declaresTasks(connection.session.clientCapabilities)) {
-      throw tasksNotDeclared("tasks/get");
-    }
-    return parts.tasks.get(params.taskId as string, ownerOf(extra.authInfo));
-  });
+  taskRoute(
+    "tasks/get",
+    (params, extra) =>
+      parts.tasks.get(params.taskId as string, ownerOf(extra.authInfo)),
+  );
   task("tasks/update", (params, owner) =>
     parts.tasks.update(
       params.taskId as string,

@@ -50,6 +50,7 @@ import {
   isStatelessRequest,
   META,
   SESSION_PROTOCOL_VERSIONS,
+  sessionCapabilities,
   STATELESS_PROTOCOL_VERSIONS,
 } from "./_era.ts";
 import { clientCapabilityOf } from "./_client_requests.ts";
@@ -102,6 +103,15 @@ export class Session<C = unknown> {
   /** Whether it serves 2026-07-28 requests (its notifications go to listen streams). */
   get stateless(): boolean {
     return this.#stateless;
+  }
+
+  /**
+   * Whether the request whose handler runs now is a 2026-07-28 one: its
+   * capabilities came in its `_meta`, and it may use the extensions only
+   * that revision defines (tasks).
+   */
+  get statelessRequest(): boolean {
+    return requestCapabilities() !== undefined;
   }
 
   /**
@@ -348,7 +358,7 @@ export class Session<C = unknown> {
     this.#stateless = false;
     return {
       protocolVersion,
-      capabilities: this.#options.capabilities,
+      capabilities: sessionCapabilities(this.#options.capabilities),
       serverInfo: this.#options.info,
       ...(this.#options.instructions === undefined
         ? {}

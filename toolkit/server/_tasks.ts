@@ -42,7 +42,6 @@ interface LocalRun {
   abort: LazyAbort;
   mode: TaskMode;
   capabilities: Record<string, unknown>;
-  notify: (params: Record<string, unknown>) => void;
   waiting: Map<string, Waiting>;
   asked: number;
   /** The latest progress not yet written as the status message. */
@@ -61,8 +60,6 @@ export interface TaskStart {
   abort: LazyAbort;
   /** The client's capabilities when the call came, for its input requests. */
   capabilities: Record<string, unknown>;
-  /** Sends a status notification to whoever started the task. */
-  notify: (params: Record<string, unknown>) => void;
 }
 
 /** The tasks of one server. */
@@ -108,7 +105,6 @@ export class TaskManager {
       abort: start.abort,
       mode,
       capabilities: structuredClone(start.capabilities),
-      notify: start.notify,
       waiting: new Map(),
       asked: 0,
       progress: undefined,
@@ -288,9 +284,9 @@ export class TaskManager {
       task.lastUpdatedAt = new Date(now).toISOString();
       task.expiresAt = task.ttlMs === null ? null : now + task.ttlMs;
       await this.#store.put(task);
-      const view = detailed(task);
-      this.#local.get(taskId)?.notify(view);
-      this.#broadcast(view);
+      // A 2026-07-28 client hears a change on the listen streams that name
+      // the task: there is no session to tell.
+      this.#broadcast(detailed(task));
       return true;
     });
     this.#queues.set(taskId, next);

@@ -33,9 +33,10 @@ import type { CallToolResult } from "../result/result.ts";
  */
 export interface TaskOptions {
   /**
-   * `"optional"`: a client that declared the tasks extension gets a task,
-   * any other the plain answer. `"required"`: a client without it is
-   * refused with -32021 and nothing runs.
+   * `"optional"`: a 2026-07-28 client that declared the tasks extension
+   * gets a task, any other the plain answer. `"required"`: a 2026-07-28
+   * client without it is refused with -32021 and nothing runs. A 2025-11-25
+   * session is not offered tasks: its calls run to their end either way.
    *
    * @default {"optional"}
    */

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { createServer } from "./server.ts";
 import { text } from "../result/result.ts";
-import { connect, RpcError } from "../testing/testing.ts";
+import { RpcError } from "../testing/testing.ts";
 import { until } from "../testing/_until.ts";
+import { connectStateless } from "./_stateless_test_helpers.ts";
 
 const TASKS = { extensions: { "io.modelcontextprotocol/tasks": {} } };
 
@@ -21,7 +22,7 @@ Deno.test("a cancel racing a task's own end leaves one final status that never c
       return text(`after ${ms} ms`);
     },
   });
-  await using client = await connect(server, { capabilities: TASKS });
+  await using client = await connectStateless(server, { capabilities: TASKS });
   // Each task is cancelled at about the moment it ends, a little before or after.
   const ids = await Promise.all(
     Array.from({ length: 300 }, async (_, i) => {
@@ -72,7 +73,7 @@ Deno.test("a flood of tasks/get, tasks/update and tasks/cancel for ids the serve
     task: true,
     handler: () => text("ok"),
   });
-  await using client = await connect(server, { capabilities: TASKS });
+  await using client = await connectStateless(server, { capabilities: TASKS });
   const { taskId } = await client.call("quick") as unknown as {
     taskId: string;
   };

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createServer, type ToolServer } from "./server.ts";
 import { error, text } from "../result/result.ts";
-import { connect, RpcError, type TestClient } from "../testing/testing.ts";
+import { connect, RpcError } from "../testing/testing.ts";
 import { createHttpHandler } from "../http/handler.ts";
 import type { StoredTask, TaskStore } from "./tasks.ts";
 import { TaskManager } from "./_tasks.ts";
@@ -9,6 +9,10 @@ import { LazyAbort } from "../_util/abort.ts";
 import { registerPatternTool } from "../probe.ts";
 import { acknowledged, checkListenFilter } from "./_era.ts";
 import { until } from "../testing/_until.ts";
+import {
+  connectStateless,
+  type StatelessClient,
+} from "./_stateless_test_helpers.ts";
 
 const TASKS = { extensions: { "io.modelcontextprotocol/tasks": {} } };
 
@@ -39,18 +43,19 @@ function gated() {
 
 /** Polls tasks/get until the status is one of `statuses`. */
 async function untilStatus(
-  client: Pick<TestClient, "request">,
+  client: Pick<StatelessClient, "request">,
   taskId: unknown,
   ...statuses: string[]
 ): Promise<Record<string, unknown>> {
-  for (let i = 0; i < 200; i++) {
-    const task = await client.request("tasks/get", {
-      taskId: taskId as string,
-    });
-    if (statuses.includes(task.status as string)) return task;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  throw new Error(`task ${taskId} never reached ${statuses.join(" or ")}`);
+  let task: Record<string, unknown> = {};
+  await until(
+    `task ${taskId} to reach ${statuses.join(" or ")}`,
+    async () => {
+      task = await client.request("tasks/get", { taskId: taskId as string });
+      return statuses.includes(task.status as string);
+    },
+  );
+  return task;
 }
 
 async function rpcError(promise: Promise<unknown>): Promise<RpcError> {
@@ -71,7 +76,7 @@ Deno.test("a task tool answers a task at once, tasks/get shows it working, then 
   const s = server();
   const gate = gated();
   s.tool({ name: "slow", description: "d", task: true, handler: gate.handler });
-  await using client = await connect(s, { capabilities: TASKS });
+  await using client = await connectStateless(s, { capabilities: TASKS });
   const created = await client.call("slow") as unknown as Record<
     string,
     unknown
@@ -96,7 +101,7 @@ Deno.test("a task tool answers a task at once, tasks/get shows it working, then 
   assert.equal(done.taskId, created.taskId);
 });
 
-Deno.test("tools/list shows execution.taskSupport and initialize offers the tasks extension", async () => {
+Deno.test("a 2026-07-28 request sees execution.taskSupport and server/discover offers the tasks extension", async () => {
   const s = server();
   s.tool({ name: "plain", description: "d", handler: () => text("x") });
   s.tool({
@@ -111,24 +116,98 @@ Deno.test("tools/list shows execution.taskSupport and initialize offers the task
     task: "required",
     handler: () => text("x"),
   });
-  await using client = await connect(s);
+  await using client = await connectStateless(s);
   const tools = await client.listTools();
   assert.deepEqual(tools.map((tool) => tool.execution), [
     undefined,
     { taskSupport: "optional" },
     { taskSupport: "required" },
   ]);
-  const capabilities = client.initializeResult.capabilities as Record<
-    string,
-    unknown
-  >;
+  const discovered = await client.request("server/discover");
+  const capabilities = discovered.capabilities as Record<string, unknown>;
   assert.deepEqual(capabilities.extensions, {
     "io.modelcontextprotocol/tasks": {},
   });
   assert.equal(capabilities.tasks, undefined);
 });
 
-Deno.test("a client without the tasks extension gets plain answers, -32021 for a required tool and for the tasks methods", async (t) => {
+Deno.test("a 2025-11-25 session is not offered tasks: no extension, no taskSupport, every call runs to its end", async (t) => {
+  const s = server();
+  s.tool({ name: "plain", description: "d", handler: () => text("x") });
+  s.tool({
+    name: "may",
+    description: "d",
+    task: true,
+    handler: () => text("may done"),
+  });
+  s.tool({
+    name: "must",
+    description: "d",
+    task: { support: "required", detach: "manual" },
+    handler: async (_args, ctx) => {
+      await ctx.detach(); // nothing to detach into: the call goes on
+      assert.equal(ctx.taskId, undefined);
+      return text("must done");
+    },
+  });
+  s.tool({
+    name: "crash",
+    description: "d",
+    task: "required",
+    handler: () => Promise.reject(new Error("worker died")),
+  });
+  s.tool({
+    name: "refuse",
+    description: "d",
+    task: "required",
+    handler: () => error("no such report"),
+  });
+  // Even a client that declares the extension: it is a 2026-07-28 one.
+  for (const capabilities of [{}, TASKS]) {
+    await t.step(`declaring ${JSON.stringify(capabilities)}`, async () => {
+      await using client = await connect(s, { capabilities });
+      const offered = client.initializeResult.capabilities as Record<
+        string,
+        unknown
+      >;
+      assert.equal(offered.extensions, undefined);
+      assert.equal(offered.tasks, undefined);
+      const tools = await client.listTools();
+      assert.deepEqual(tools.map((tool) => tool.execution), [
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+      ]);
+      assert.deepEqual(await client.call("may"), {
+        content: [{ type: "text", text: "may done" }],
+      });
+      assert.deepEqual(await client.call("must"), {
+        content: [{ type: "text", text: "must done" }],
+      });
+      const crashed = await rpcError(client.call("crash"));
+      assert.equal(crashed.code, -32603);
+      assert.equal(crashed.message, "Tool crash failed: worker died");
+      assert.deepEqual(await client.call("refuse"), {
+        content: [{ type: "text", text: "no such report" }],
+        isError: true,
+      });
+      for (const method of ["tasks/get", "tasks/update", "tasks/cancel"]) {
+        const refused = await rpcError(
+          client.request(method, { taskId: "x", inputResponses: {} }),
+        );
+        assert.equal(refused.code, -32601, method);
+        assert.match(
+          refused.message,
+          /io\.modelcontextprotocol\/tasks extension is served to 2026-07-28 requests only/,
+        );
+      }
+    });
+  }
+});
+
+Deno.test("a 2026-07-28 client without the tasks extension gets plain answers, -32021 for a required tool and for the tasks methods", async (t) => {
   const s = server();
   let ran = 0;
   s.tool({
@@ -151,7 +230,7 @@ Deno.test("a client without the tasks extension gets plain answers, -32021 for a
       return text("never");
     },
   });
-  await using client = await connect(s);
+  await using client = await connectStateless(s);
   await t.step("optional: the plain result", async () => {
     const result = await client.call("may");
     assert.deepEqual(result.content, [{ type: "text", text: "plain" }]);
@@ -195,7 +274,7 @@ Deno.test("tasks/list and tasks/result are not methods (-32601); an unknown or m
     task: true,
     handler: () => text("x"),
   });
-  await using client = await connect(s, { capabilities: TASKS });
+  await using client = await connectStateless(s, { capabilities: TASKS });
   for (const method of ["tasks/list", "tasks/result"]) {
     assert.equal(
       (await rpcError(client.request(method, { taskId: "x" }))).code,
@@ -223,7 +302,7 @@ Deno.test("tasks/cancel aborts the handler's ctx.signal, the task ends cancelled
   const s = server();
   const gate = gated();
   s.tool({ name: "slow", description: "d", task: true, handler: gate.handler });
-  await using client = await connect(s, { capabilities: TASKS });
+  await using client = await connectStateless(s, { capabilities: TASKS });
   const { taskId } = await client.call("slow") as unknown as { taskId: string };
   await gate.started;
   const ack = await client.request("tasks/cancel", { taskId });
@@ -257,7 +336,7 @@ Deno.test("a tool error completes the task with isError; a crash fails it with t
     task: true,
     handler: () => Promise.reject(new Error("worker died")),
   });
-  await using client = await connect(s, { capabilities: TASKS });
+  await using client = await connectStateless(s, { capabilities: TASKS });
   const bad = await client.call("bad") as unknown as { taskId: string };
   const completed = await untilStatus(
     client,
@@ -299,10 +378,10 @@ Deno.test("a task's input requests wait in input_required until tasks/update ans
       return text(`${a.content?.name} ${b.content?.name}`);
     },
   });
-  await using client = await connect(s, {
+  await using client = await connectStateless(s, {
     capabilities: { ...TASKS, elicitation: {} },
     onRequest: () => {
-      throw new Error("a task asks through tasks/get, not by request");
+      throw new Error("a task asks through tasks/get, not input-required");
     },
   });
   const { taskId } = await client.call("two") as unknown as { taskId: string };
@@ -348,29 +427,32 @@ Deno.test("a task survives its client: a new session, or a new stateless request
   const s = server();
   const gate = gated();
   s.tool({ name: "slow", description: "d", task: true, handler: gate.handler });
-  await t.step("sessions (2025-11-25 with the extension)", async () => {
-    const first = await connect(s, { capabilities: TASKS });
-    const { taskId } = await first.call("slow") as unknown as {
-      taskId: string;
-    };
-    const signal = await gate.started;
-    await first.close();
-    assert.equal(
-      signal.aborted,
-      false,
-      "closing the session must not stop the task",
-    );
-    await using second = await connect(s, { capabilities: TASKS });
-    assert.equal(
-      (await second.request("tasks/get", { taskId })).status,
-      "working",
-    );
-    gate.release();
-    const done = await untilStatus(second, taskId, "completed");
-    assert.deepEqual(done.result, {
-      content: [{ type: "text", text: "done" }],
-    });
-  });
+  await t.step(
+    "in-memory clients (2026-07-28 over one connection each)",
+    async () => {
+      const first = await connectStateless(s, { capabilities: TASKS });
+      const { taskId } = await first.call("slow") as unknown as {
+        taskId: string;
+      };
+      const signal = await gate.started;
+      await first.close();
+      assert.equal(
+        signal.aborted,
+        false,
+        "closing the connection must not stop the task",
+      );
+      await using second = await connectStateless(s, { capabilities: TASKS });
+      assert.equal(
+        (await second.request("tasks/get", { taskId })).status,
+        "working",
+      );
+      gate.release();
+      const done = await untilStatus(second, taskId, "completed");
+      assert.deepEqual(done.result, {
+        content: [{ type: "text", text: "done" }],
+      });
+    },
+  );
   await t.step("stateless HTTP requests (2026-07-28)", async () => {
     const handler = createHttpHandler(s);
     const created = await post(handler, "tools/call", {
@@ -462,10 +544,10 @@ Deno.test("a task store of one's own is shared: a second instance reads, answers
     });
     return s;
   };
-  await using one = await connect(make(), {
+  await using one = await connectStateless(make(), {
     capabilities: { ...TASKS, elicitation: {} },
   });
-  await using two = await connect(make(), {
+  await using two = await connectStateless(make(), {
     capabilities: { ...TASKS, elicitation: {} },
   });
   const { taskId } = await one.call("ask") as unknown as { taskId: string };
@@ -495,7 +577,7 @@ Deno.test("a task stays readable for ttlMs after its last change and is gone aft
     task: { ttlMs: 150 },
     handler: () => text("ok"),
   });
-  await using client = await connect(s, { capabilities: TASKS });
+  await using client = await connectStateless(s, { capabilities: TASKS });
   const { taskId, ttlMs } = await client.call("quick") as unknown as {
     taskId: string;
     ttlMs: number;
@@ -537,7 +619,7 @@ Deno.test("detach: manual runs the handler within the request until ctx.detach()
       return text(`later for ${answer.content?.name}`);
     },
   });
-  await using client = await connect(s, {
+  await using client = await connectStateless(s, {
     capabilities: { ...TASKS, elicitation: {} },
     onRequest: (method) => {
       asked.push(method);
@@ -545,7 +627,7 @@ Deno.test("detach: manual runs the handler within the request until ctx.detach()
     },
   });
   await t.step(
-    "it detaches: the request's round trip, then a task",
+    "it detaches: the request's input-required round, then a task",
     async () => {
       const created = await client.call("gather") as unknown as Record<
         string,
@@ -578,7 +660,7 @@ Deno.test("ctx.detach() rejects for a tool without task", async () => {
       return text("unreachable");
     },
   });
-  await using client = await connect(s, { capabilities: TASKS });
+  await using client = await connectStateless(s, { capabilities: TASKS });
   const failed = await rpcError(client.call("plain"));
   assert.match(
     failed.message,
@@ -586,12 +668,13 @@ Deno.test("ctx.detach() rejects for a tool without task", async () => {
   );
 });
 
-Deno.test("the session that started a task hears notifications/tasks as its status changes", async () => {
+Deno.test("a listen stream naming a task hears notifications/tasks as its status changes", async () => {
   const s = server();
   const gate = gated();
   s.tool({ name: "slow", description: "d", task: true, handler: gate.handler });
-  await using client = await connect(s, { capabilities: TASKS });
+  await using client = await connectStateless(s, { capabilities: TASKS });
   const { taskId } = await client.call("slow") as unknown as { taskId: string };
+  await client.listen({ taskIds: [taskId] });
   gate.release();
   await untilStatus(client, taskId, "completed");
   await until(
@@ -645,7 +728,7 @@ Deno.test("a detached task's progress is its statusMessage, the latest report wi
       }
     },
   });
-  await using client = await connect(s, { capabilities: TASKS });
+  await using client = await connectStateless(s, { capabilities: TASKS });
   const next = async (...burst: typeof reports) => {
     reports.push(...burst);
     reported = Promise.withResolvers<void>();
@@ -659,6 +742,7 @@ Deno.test("a detached task's progress is its statusMessage, the latest report wi
     taskId: string;
   };
   await reported.promise;
+  await client.listen({ taskIds: [taskId] });
 
   await t.step("the last report of a burst is the status message", async () => {
     const task = await client.request("tasks/get", { taskId });
@@ -697,13 +781,16 @@ Deno.test("a detached task's progress is its statusMessage, the latest report wi
     },
   );
 
-  await t.step("the session hears the progress in notifications/tasks", () => {
-    const heard = client.notifications
-      .filter((n) => n.method === "notifications/tasks")
-      .map((n) => n.params?.statusMessage);
-    assert.ok(heard.includes("Copying (3/3)"), JSON.stringify(heard));
-    assert.ok(heard.includes("Progress: 7"), JSON.stringify(heard));
-  });
+  await t.step(
+    "a listen stream hears the progress in notifications/tasks",
+    () => {
+      const heard = client.notifications
+        .filter((n) => n.method === "notifications/tasks")
+        .map((n) => n.params?.statusMessage);
+      assert.ok(heard.includes("Copying (200/200)"), JSON.stringify(heard));
+      assert.ok(heard.includes("Progress: 7"), JSON.stringify(heard));
+    },
+  );
 
   await t.step("the ended task has no status message", async () => {
     await next();
@@ -724,7 +811,7 @@ Deno.test("a task tool's time limit fails the task with -32001", async () => {
         ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason))
       ),
   });
-  await using client = await connect(s, { capabilities: TASKS });
+  await using client = await connectStateless(s, { capabilities: TASKS });
   const { taskId } = await client.call("stuck") as unknown as {
     taskId: string;
   };
@@ -749,7 +836,6 @@ Deno.test("a task belongs to whoever created it: another owner's tasks/get, upda
     owner: "sub:alice",
     abort: new LazyAbort(),
     capabilities: {},
-    notify: () => {},
   });
   const taskId = created.taskId as string;
   assert.equal((await tasks.get(taskId, "sub:alice")).status, "working");
@@ -841,11 +927,18 @@ Deno.test("a probe of a task tool answers its patterns at once, never as a task"
   const answer = await client.probe("publish");
   assert.deepEqual(answer.patterns, ["net:https://example.com"]);
   assert.equal(ran, 0);
-  assert.equal((await rpcError(client.call("publish"))).code, -32021);
-  await using declaring = await connect(s, { capabilities: TASKS });
-  assert.deepEqual((await declaring.probe("publish")).patterns, [
-    "net:https://example.com",
-  ]);
+  await using undeclared = await connectStateless(s);
+  assert.equal((await rpcError(undeclared.call("publish"))).code, -32021);
+  await using declaring = await connectStateless(s, { capabilities: TASKS });
+  const probed = await declaring.call("publish", {}, {
+    "forge.permission_patterns": true,
+  });
+  assert.equal(probed.resultType, "complete");
+  assert.equal(probed.taskId, undefined);
+  assert.deepEqual(
+    (probed._meta as Record<string, unknown>)["forge.patterns"],
+    ["net:https://example.com"],
+  );
   assert.equal(ran, 0);
 });
 

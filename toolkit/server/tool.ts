@@ -100,13 +100,15 @@ export interface ToolDefinition<
   /** Extra metadata shown in `tools/list`. */
   _meta?: Record<string, unknown>;
   /**
-   * Run calls as tasks (the `io.modelcontextprotocol/tasks` extension): a
-   * client that declared the extension gets a task id at once and polls
-   * `tasks/get` for the result, while the handler runs detached from the
-   * request. `true` or `"optional"`: other clients get the plain answer;
-   * `"required"`: other clients are refused (-32021); or
+   * Run calls as tasks (the `io.modelcontextprotocol/tasks` extension of
+   * 2026-07-28): a client that declared the extension gets a task id at once
+   * and polls `tasks/get` for the result, while the handler runs detached
+   * from the request. `true` or `"optional"`: other 2026-07-28 clients get
+   * the plain answer; `"required"`: they are refused (-32021); or
    * {@linkcode TaskOptions} for time to live, poll interval and when to
-   * detach. `tools/list` shows it as `execution.taskSupport`.
+   * detach. `tools/list` shows it as `execution.taskSupport` to 2026-07-28
+   * requests. A 2025-11-25 session is not offered the extension: it sees no
+   * `taskSupport`, and every call runs to its end and answers inline.
    *
    * @default {undefined}
    */
