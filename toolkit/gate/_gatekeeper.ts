@@ -51,6 +51,16 @@ export interface GatekeeperOptions {
   log: (line: string) => void;
 }
 
+/** How far the decision on one call got: what a cancellation audits. */
+interface Progress {
+  /** The call's tool, once its name is checked. */
+  tool?: string;
+  /** The verdict, once the policy decided. */
+  verdict?: Verdict;
+  /** Whether the call has its audit line already. */
+  recorded: boolean;
+}
+
 /** Decides the host's calls, one {@linkcode PendingCalls} entry each. */
 export class Gatekeeper {
   #relay: Relay;
@@ -77,16 +87,41 @@ export class Gatekeeper {
 
   /** Decides a host's `tools/call` and answers or forwards it. */
   call(message: HostRequest): void {
-    this.#pending.run(message.id, (call) => this.#decide(message, call));
+    this.#pending.run(message.id, async (call) => {
+      const started = performance.now();
+      const progress: Progress = { recorded: false };
+      try {
+        await this.#decide(message, call, { started, progress });
+      } catch (error) {
+        // Cancelled by the host before the call was forwarded or answered:
+        // it is dropped, and audited with what was known by then.
+        if (error instanceof Cancelled && !progress.recorded) {
+          const { tool, verdict } = progress;
+          this.#record(
+            tool ?? null,
+            verdict?.patterns ?? [],
+            verdict?.decision ?? "error",
+            "cancelled",
+            verdict?.rule ?? null,
+            started,
+          );
+        }
+        throw error;
+      }
+    });
   }
 
-  async #decide(message: HostRequest, call: PendingCall): Promise<void> {
-    const started = performance.now();
+  async #decide(
+    message: HostRequest,
+    call: PendingCall,
+    { started, progress }: { started: number; progress: Progress },
+  ): Promise<void> {
     const params = message.params ?? {};
     const name = params.name;
     const meta = isRecord(params._meta) ? params._meta : undefined;
     const malformed = callProblem(params);
     if (malformed !== undefined || typeof name !== "string") {
+      progress.recorded = true;
       // Refused here, never forwarded: a lax server might run a tool the
       // gate could not decide (["always_denied"] read as "always_denied"),
       // or read arguments the probe did not see.
@@ -112,8 +147,9 @@ export class Gatekeeper {
     const era = eraMeta(meta);
     // A call that answers an earlier round of the gate's own carries the
     // gate's state, which the server must not see.
+    progress.tool = name;
     let round = era !== undefined && params.requestState !== undefined
-      ? await readApprovalRound(name, params)
+      ? await this.#pending.withCancel(call, readApprovalRound(name, params))
       : undefined;
     if (this.#tools.get(name) === undefined) {
       await this.#pending.withCancel(call, this.#tools.fetch(era));
@@ -137,7 +173,7 @@ export class Gatekeeper {
       // The host's own probe runs nothing. Any other flag value is decided
       // as a call (a toolkit server refuses it; no other server may run it
       // unchecked).
-      this.#forwardCall(message, undefined, undefined, false);
+      this.#forwardCall(call, message, undefined, undefined, false);
       return;
     }
     const { tools, unprobed } = this.#source.current();
@@ -175,7 +211,9 @@ export class Gatekeeper {
           nowEntry,
         );
     }
-    const record = (outcome: AuditOutcome) =>
+    progress.verdict = verdict;
+    const record = (outcome: AuditOutcome) => {
+      progress.recorded = true;
       this.#record(
         name,
         verdict.patterns,
@@ -184,10 +222,11 @@ export class Gatekeeper {
         verdict.rule,
         started,
       );
+    };
     const approved = probed ? verdict.patterns : undefined;
     if (verdict.decision === "allow") {
       record("forwarded");
-      this.#forwardCall(message, approved, round);
+      this.#forwardCall(call, message, approved, round);
       return;
     }
     if (verdict.decision === "deny") {
@@ -213,7 +252,10 @@ export class Gatekeeper {
     const question = withArguments(verdict.question, params.arguments);
     let action: string;
     if (stateless) {
-      round ??= await readApprovalRound(name, params);
+      round ??= await this.#pending.withCancel(
+        call,
+        readApprovalRound(name, params),
+      );
       const answered = round.answer(verdict.patterns);
       if (answered === undefined) {
         this.#relay.answerHost(message.id, {
@@ -223,16 +265,11 @@ export class Gatekeeper {
       }
       action = answered;
     } else {
-      try {
-        action = await this.#elicit(call, question);
-      } catch (error) {
-        if (error instanceof Cancelled) record("cancelled");
-        throw error;
-      }
+      action = await this.#elicit(call, question);
     }
     if (action === "accept") {
       record("approved");
-      this.#forwardCall(message, approved, round);
+      this.#forwardCall(call, message, approved, round);
       return;
     }
     record(action === "decline" ? "declined" : "refused");
@@ -264,11 +301,14 @@ export class Gatekeeper {
    * the server has stopped.
    */
   #forwardCall(
+    call: PendingCall,
     message: HostRequest,
     approved: readonly string[] | undefined,
     round?: ApprovalRound,
     strip = true,
   ): void {
+    // A call cancelled in the last await is never forwarded.
+    if (call.cancelled) throw new Cancelled("cancelled");
     if (this.#relay.phase === "done") {
       this.#relay.answerHost(message.id, {
         error: {

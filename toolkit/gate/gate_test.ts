@@ -955,3 +955,37 @@ Deno.test("gate refuses a tools/call whose name or arguments are malformed, and 
     ],
   );
 });
+
+Deno.test("gate drops a call the host cancels while it is decided: never forwarded, never answered, audited", async () => {
+  await using ws = await workspace(`allow: ["x-fake:**"]\nunprobed: allow\n`);
+  await using gate = await startGateProcess(
+    ["--policy", ws.policyPath, "--audit", ws.audit],
+    FAKE_COMMAND,
+  );
+  const said = (text: RegExp) =>
+    gate.next((m) =>
+      m.method === "notifications/message" &&
+      text.test(String(m.params?.data))
+    );
+  callTool(gate, "wait", { announce: true }, undefined, "w1").catch(() => {});
+  const probe = await said(/^probe of wait: /);
+  await gate.sendMessage({
+    jsonrpc: "2.0",
+    method: "notifications/cancelled",
+    params: { requestId: "w1", reason: "stop" },
+  });
+  const probeId = String(probe.params?.data).split(": ")[1];
+  await said(new RegExp(`^cancelled: ${probeId}$`));
+  const { seen, cancelled } = JSON.parse(textOf(await callTool(gate, "seen")));
+  // The server saw the gate's probe and its cancellation, never the call.
+  assert.equal(seen.includes("w1"), false);
+  assert.deepEqual(cancelled, [probeId]);
+  assert.equal((await gate.close()).code, 0);
+  assert.equal(gate.messages.some((m) => m.id === "w1"), false);
+  const records = (await Deno.readTextFile(ws.audit)).trim().split("\n")
+    .map((line) => JSON.parse(line));
+  assert.deepEqual(
+    records.map((r) => [r.tool, r.decision, r.outcome]),
+    [["wait", "error", "cancelled"], ["seen", "allow", "forwarded"]],
+  );
+});
