@@ -3,7 +3,7 @@
 
 import type { Decision } from "../policy/mod.ts";
 
-/** The usage text, printed for `--help` and after a usage error. */
+/** The usage text, printed for `--help`. */
 export const USAGE =
   `Usage: deno run -A toolkit/gate/main.ts --policy FILE [--audit FILE] [--unprobed allow|ask|deny] -- COMMAND [ARGS...]
 

@@ -11,11 +11,13 @@ async function main(args: readonly string[]): Promise<number> {
     line = parseCommandLine(args);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    console.error(`forge gate: ${error.message}\n\n${USAGE}`);
+    // One line: the usage is for --help, not for every typo.
+    console.error(`forge gate: ${error.message} (see --help)`);
     return 2;
   }
   if (line.help) {
-    console.error(USAGE);
+    // Asked for: on stdout, where no JSON-RPC session is running.
+    console.log(USAGE);
     return 0;
   }
   let gate;
