@@ -2,17 +2,25 @@
 // arguments, host labels, or one opaque item, each a literal or a glob.
 
 import {
+  codePointName,
+  CONTROL,
   DEFAULT_PORTS,
   GLOB_CHARS,
   HOST_LABEL,
   isNetScheme,
   patternProblem,
+  type TargetKind,
+  targetKind,
 } from "../../validate/_pattern_grammar.ts";
+import { canonicalHost, canonicalTarget } from "../patterns/_canonical.ts";
+import { escapeGlob, escapeToken } from "../patterns/escape.ts";
 import {
+  decodeTarget,
   expandBraces,
   isSpecial,
   isWord,
   lex,
+  NotCanonical,
   Problem,
   splitTokens,
   text,
@@ -43,8 +51,6 @@ interface Glob {
 /** One item of a rule: any run of items, a literal, or a glob. */
 export type Item = typeof ANY | string | Glob;
 
-export type Kind = "path" | "exec" | "net" | "opaque";
-
 interface PathForm {
   kind: "path";
   absolute: boolean;
@@ -69,21 +75,6 @@ export type Form = PathForm | ExecForm | NetForm | OpaqueForm;
 export interface Compiled {
   verb: string;
   alternatives: Form[];
-}
-
-export function kindOf(verb: string): Kind {
-  switch (verb) {
-    case "read":
-    case "write":
-    case "delete":
-      return "path";
-    case "exec":
-      return "exec";
-    case "net":
-      return "net";
-    default:
-      return "opaque";
-  }
 }
 
 /** Where a rule stands in a policy, for its RuleSyntaxError. */
@@ -115,22 +106,53 @@ export function compileRule(rule: string, origin?: RuleOrigin): Compiled {
   const colon = rule.indexOf(":");
   const verb = rule.slice(0, colon);
   const offset = colon + 1;
+  let tokens: Token[] = [];
   try {
-    const tokens = lex(rule.slice(offset), offset, true);
+    tokens = lex(rule.slice(offset), offset, true);
     const alternatives = expandBraces(tokens).map((alternative) =>
-      compileForm(kindOf(verb), alternative, offset)
+      compileForm(targetKind(verb), alternative, offset)
     );
     return { verb, alternatives };
   } catch (error) {
     if (!(error instanceof Problem)) throw error;
-    throw new RuleSyntaxError(error.message, rule, {
+    const message = error instanceof NotCanonical
+      ? `${error.message}: ${canonicalForm(rule, verb, tokens, error)}`
+      : error.message;
+    throw new RuleSyntaxError(message, rule, {
       column: error.at + 1,
       ...origin,
     });
   }
 }
 
-function compileForm(kind: Kind, tokens: Token[], offset: number): Form {
+/**
+ * What a rule that no canonical pattern matches should have been: without
+ * wildcards it names one target, and the builders say its canonical form;
+ * else the fix of the part at fault, when there is one.
+ */
+function canonicalForm(
+  rule: string,
+  verb: string,
+  tokens: Token[],
+  problem: NotCanonical,
+): string {
+  const { fix, otherwise } = problem.options;
+  if (tokens.every((t) => t.lit || !GLOB_CHARS.has(t.c))) {
+    const canonical = canonicalTarget(
+      verb,
+      decodeTarget(targetKind(verb), tokens),
+    );
+    return "target" in canonical
+      ? `expected ${JSON.stringify(`${verb}:${canonical.target}`)}`
+      : otherwise;
+  }
+  if (fix === undefined) return otherwise;
+  return `expected ${
+    JSON.stringify(rule.slice(0, fix.start) + fix.text + rule.slice(fix.end))
+  }`;
+}
+
+function compileForm(kind: TargetKind, tokens: Token[], offset: number): Form {
   switch (kind) {
     case "path":
       return compilePath(tokens, offset);
@@ -139,8 +161,73 @@ function compileForm(kind: Kind, tokens: Token[], offset: number): Form {
     case "net":
       return compileNet(tokens, offset);
     case "opaque":
+      checkLiterals(tokens, kind);
       return { kind, item: compileItem(tokens, offset, true) };
   }
+}
+
+/** What canonical targets of each kind are called in messages. */
+const KIND_NAMES: Record<TargetKind, string> = {
+  path: "path",
+  exec: "command",
+  net: "network target",
+  opaque: "target",
+};
+
+/**
+ * Refuses what escapes can spell but no canonical target holds: a "/"
+ * inside one path segment, a control character (in commands only NUL,
+ * which no program receives), text not in NFC.
+ */
+function checkLiterals(tokens: Token[], kind: TargetKind): void {
+  const name = KIND_NAMES[kind];
+  for (const t of tokens) {
+    if (!t.lit) continue;
+    if (kind === "path" && t.c === "/") {
+      throw new NotCanonical(
+        `an escaped "/" stays inside one segment, and no canonical ${name} has "/" in a name`,
+        t.at,
+        {
+          fix: { start: t.at, end: t.end, text: "/" },
+          otherwise: 'expected "/" unescaped, between names',
+        },
+      );
+    }
+    if (kind === "exec" ? t.c === "\0" : CONTROL.test(t.c)) {
+      throw new NotCanonical(
+        `control character ${
+          codePointName(t.c)
+        } never appears in a canonical ${name}`,
+        t.at,
+        {
+          otherwise: kind === "exec"
+            ? "expected text without NUL, which no program can receive"
+            : "expected text without control characters",
+        },
+      );
+    }
+  }
+  const value = text(tokens);
+  const normal = value.normalize("NFC");
+  if (value === normal) return;
+  // Where NFC first changes the text: the start of the sequence to rewrite.
+  let i = 0;
+  while (value[i] === normal[i]) i++;
+  let at = 0;
+  while (at + 1 < tokens.length && i >= tokens[at].c.length) {
+    i -= tokens[at++].c.length;
+  }
+  const spell = kind === "exec" ? escapeToken : escapeGlob;
+  throw new NotCanonical(
+    `${JSON.stringify(value)} is not in Unicode NFC form`,
+    tokens[at].at,
+    {
+      fix: tokens.some((t) => !t.lit && GLOB_CHARS.has(t.c))
+        ? undefined
+        : { start: tokens[0].at, end: tokens.at(-1)!.end, text: spell(normal) },
+      otherwise: `expected the NFC form ${JSON.stringify(normal)}`,
+    },
+  );
 }
 
 function compilePath(tokens: Token[], offset: number): PathForm {
@@ -172,6 +259,15 @@ function compilePath(tokens: Token[], offset: number): PathForm {
         at,
       );
     }
+    const name = text(segment);
+    if (name === "." || name === "..") {
+      throw new NotCanonical(
+        `an escaped "${name}" never appears in a canonical path`,
+        at,
+        { otherwise: 'expected names, "*" or "**"' },
+      );
+    }
+    checkLiterals(segment, "path");
     return isWord(segment, "**") ? ANY : compileItem(segment, offset, false);
   });
   return { kind: "path", absolute, items };
@@ -193,6 +289,7 @@ function compileExec(tokens: Token[], offset: number): ExecForm {
         quote.at,
       );
     }
+    checkLiterals(word, "exec");
     return isWord(word, "**") ? ANY : compileItem(word, offset, false);
   });
   return { kind: "exec", items };
@@ -262,6 +359,7 @@ function compileNet(tokens: Token[], offset: number): NetForm {
     portTokens = colon === -1 ? undefined : rest.slice(colon + 1);
     host = compileHost(hostTokens, (tokens[sep + 2]?.at ?? offset) + 1);
   }
+  checkHost(host, hostTokens);
   let port: Item | undefined;
   if (portTokens !== undefined) {
     const at = (hostTokens.at(-1)?.at ?? offset) + 2;
@@ -337,6 +435,82 @@ function compileHost(tokens: Token[], at: number): Item[] {
     }
     return compileItem(label, at, false);
   });
+}
+
+// A label WHATWG reads as a number, which makes the host an IPv4 address.
+const NUMERIC_LABEL = /^([0-9]+|0x[0-9a-f]*)$/;
+const IPV4_PART = /^(0|[1-9][0-9]{0,2})$/;
+
+/**
+ * Refuses hosts that never appear in a canonical target: a literal host the
+ * URL parser would rewrite (`127.1`, `2130706433`, `0x7f.0.0.1`, mapped or
+ * uncompressed IPv6), and an IPv4 address with wildcards whose literal
+ * parts are not plain decimal (`0x7f.0.0.*`) or that cannot have four parts.
+ */
+function checkHost(host: Item[], tokens: Token[]): void {
+  const start = tokens[0].at;
+  const end = tokens.at(-1)!.end;
+  if (host.every((label) => typeof label === "string")) {
+    const written = host.join(".");
+    const canonical = canonicalHost(written);
+    if ("refused" in canonical) {
+      throw new NotCanonical(
+        `host ${JSON.stringify(written)} never appears in a canonical target`,
+        start,
+        {
+          otherwise:
+            "expected a host name, or an IPv4 address of four decimal parts 0 to 255",
+        },
+      );
+    }
+    if (canonical.target !== written) {
+      throw new NotCanonical(
+        `host ${JSON.stringify(written)} is not canonical`,
+        start,
+        {
+          fix: { start, end, text: escapeGlob(canonical.target) },
+          otherwise: `expected ${JSON.stringify(canonical.target)}`,
+        },
+      );
+    }
+    return;
+  }
+  const numeric = (label: Item) =>
+    typeof label === "string" && NUMERIC_LABEL.test(label);
+  const last = host[host.length - 1];
+  const ipv4 = numeric(last) ||
+    (host.every((label) => typeof label !== "string" || numeric(label)) &&
+      host.some(numeric));
+  if (!ipv4) return;
+  for (const [index, label] of host.entries()) {
+    if (typeof label !== "string") continue;
+    if (!IPV4_PART.test(label) || Number(label) > 255) {
+      throw new NotCanonical(
+        `${
+          JSON.stringify(label)
+        } is not how a canonical IPv4 address writes a part`,
+        labelStart(tokens, index),
+        { otherwise: "expected decimal 0 to 255 without leading zeros" },
+      );
+    }
+  }
+  if (numeric(last) && !host.includes(ANY) && host.length !== 4) {
+    throw new NotCanonical(
+      "a host ending in a number is an IPv4 address, which has four parts",
+      start,
+      { otherwise: 'expected four parts such as 10.0.0.*, or "**"' },
+    );
+  }
+}
+
+/** Where the label at `index` of a host starts. */
+function labelStart(tokens: Token[], index: number): number {
+  let seen = 0;
+  for (const t of tokens) {
+    if (seen === index) return t.at;
+    if (isSpecial(t, ".")) seen++;
+  }
+  return tokens[0].at;
 }
 
 function hostHint(label: string): string {

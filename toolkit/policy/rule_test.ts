@@ -280,6 +280,57 @@ Deno.test("Rule refuses a bad rule with its column and what was expected", async
   });
 });
 
+// rule, column, a piece of the problem that names the canonical form: rules
+// that could never match a canonical pattern, so that as deny rules they
+// would silently miss.
+const NON_CANONICAL_RULES: [string, number, string][] = [
+  ["net:http://127.1", 12, 'expected "net:http://127.0.0.1"'],
+  ["net:http://2130706433", 12, 'expected "net:http://127.0.0.1"'],
+  ["net:http://0x7f.0.0.1", 12, 'expected "net:http://127.0.0.1"'],
+  ["net:http://0177.0.0.1", 12, 'expected "net:http://127.0.0.1"'],
+  [
+    String.raw`net:http://\[::ffff:127.0.0.1\]`,
+    12,
+    'expected "net:http://127.0.0.1"',
+  ],
+  [
+    String.raw`net:https://\[0:0::1\]:8443`,
+    13,
+    String.raw`expected "net:https://\\[::1\\]:8443"`,
+  ],
+  ["net:*://127.1:*", 9, 'expected "net:*://127.0.0.1:*"'],
+  ["net:http://0x7f.0.0.*", 12, '"0x7f"'],
+  ["net:http://*.1", 12, "four"],
+  [String.raw`write:a\u{2f}b`, 8, 'expected "write:a/b"'],
+  [String.raw`write:\u{2f}etc/**`, 7, 'expected "write:/etc/**"'],
+  [String.raw`write:{a,b\u{2f}c}`, 11, 'expected "write:{a,b/c}"'],
+  [String.raw`write:\u{2e}\u{2e}/x`, 7, '".."'],
+  [String.raw`write:/a/\u{2e}\u{2e}/b`, 10, 'expected "write:/b"'],
+  [String.raw`write:\u{2e}/a`, 7, '"."'],
+  [String.raw`write:a\n`, 8, "control character U+000A"],
+  [String.raw`write:*\u{0}`, 8, "control character U+0000"],
+  [String.raw`write:cafe\u{301}`, 10, 'expected "write:caf\u00e9"'],
+  [String.raw`exec:rm a\u{0}`, 10, "NUL"],
+  [String.raw`exec:cafe\u{301} **`, 9, 'expected "exec:caf\u00e9 **"'],
+  [String.raw`x-deploy:prod\t`, 14, "control character U+0009"],
+];
+
+Deno.test("Rule refuses a rule that no canonical pattern matches, naming the canonical form", async (t) => {
+  for (const [rule, column, problem] of NON_CANONICAL_RULES) {
+    await t.step(rule, () => {
+      assert.throws(() => new Rule(rule), (error: unknown) => {
+        assert.ok(error instanceof RuleSyntaxError, String(error));
+        assert.ok(
+          error.problem.includes(problem),
+          `${error.problem} should say ${problem}`,
+        );
+        assert.equal(error.column, column, error.problem);
+        return true;
+      });
+    });
+  }
+});
+
 Deno.test("Rule answers for many stars against a long name, without exponential backtracking", () => {
   const rule = new Rule("write:*a*a*a*a*a*a*a*b");
   assert.equal(rule.test(`write:${"a".repeat(5000)}`), false);
