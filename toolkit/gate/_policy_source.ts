@@ -114,9 +114,12 @@ export function parsePolicyText(text: string, format: Format): GatePolicy {
     );
   }
   const parsed = parse(text, format);
-  if (!parsed.ok) {
-    const first = parsed.diagnostics.find((d) => d.severity === "error") ??
-      parsed.diagnostics[0];
+  // A warning refuses the file too: for JSON and JSONC the one warning is a
+  // key given twice, whose first value would be silently dropped (a second
+  // "deny" replacing the first), which YAML and TOML refuse as errors.
+  const first = parsed.diagnostics.find((d) => d.severity === "error") ??
+    parsed.diagnostics[0];
+  if (!parsed.ok || first !== undefined) {
     throw located(first.message, first.line, first.column);
   }
   try {

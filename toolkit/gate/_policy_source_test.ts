@@ -131,3 +131,53 @@ Deno.test("the worked policy in docs/gate.md loads as the page says", async () =
   );
   assert.equal(policy.tools?.get("run_shell"), "deny");
 });
+
+Deno.test("parsePolicyText() refuses a key given twice in JSON and JSONC, as YAML and TOML do", () => {
+  assert.equal(
+    located(
+      '{\n  "deny": ["write:**"],\n  "allow": ["read:**"],\n  "deny": []\n}\n',
+      "json",
+    ),
+    '4:3: Duplicate key "deny" (first at line 2, column 3): most readers silently keep only the last value',
+  );
+  assert.match(
+    located(
+      '// tools\n{ "tools": { "shell": "deny", "shell": "allow" } }',
+      "jsonc",
+    ),
+    /^2:31: Duplicate key "shell" \(first at line 2, column 14\)/,
+  );
+  assert.match(located("deny: []\ndeny: []\n", "yaml"), /^2:1: /);
+  assert.match(located("deny = []\ndeny = []\n", "toml"), /^2:/);
+});
+
+Deno.test("watchPolicy() keeps the last good policy when a saved JSON file repeats a key", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/p.json`;
+  const logged: string[] = [];
+  await Deno.writeTextFile(path, '{ "deny": ["write:**"] }\n');
+  const source = await watchPolicy(path, {
+    unprobed: "ask",
+    tools: new Map(),
+    log: (line) => logged.push(line),
+    debounceMs: 10,
+  });
+  try {
+    // The second "deny" would silently replace the first.
+    await writeAtomic(
+      path,
+      '{\n  "deny": ["write:**"],\n  "deny": []\n}\n',
+    );
+    await until("the refusal", () => logged.some((l) => l.includes("Dup")));
+    assert.deepEqual(logged, [
+      `${path}:3:3: Duplicate key "deny" (first at line 2, column 3): most readers silently keep only the last value (keeping the last good policy)`,
+    ]);
+    assert.equal(
+      source.current().policy.evaluate(["write:a"]).decision,
+      "deny",
+    );
+  } finally {
+    await source.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
