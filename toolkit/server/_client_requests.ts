@@ -5,6 +5,32 @@
 // capability each needs; one rule says how a handler's request becomes an
 // input request and under which key.
 
+import { META, STATELESS_PROTOCOL_VERSIONS } from "../jsonrpc/_versions.ts";
+
+/**
+ * Where a handler's request to the client would go: a 2025 session's client
+ * (declared at `initialize`), a 2026-07-28 request's input-required result
+ * (declared in the request's `_meta`), or nowhere, for a 2025 request over
+ * stateless HTTP, which has no session to carry it.
+ */
+export type AskingEra = "session" | "request" | "sessionless";
+
+/**
+ * Why a request to the client cannot go, for an error message: `what` (such
+ * as `the roots capability`) is not declared where this era declares it.
+ */
+export function undeclared(era: AskingEra, what: string): string {
+  const stateless = STATELESS_PROTOCOL_VERSIONS[0];
+  switch (era) {
+    case "request":
+      return `the request's _meta["${META.CLIENT_CAPABILITIES}"] does not declare ${what} (a ${stateless} request declares the client's capabilities itself, in each request's _meta)`;
+    case "sessionless":
+      return `stateless HTTP serves each request without a session, so a request to the client can be neither sent nor answered (serve HTTP with sessions, or use a ${stateless} client, whose requests carry their input round trips)`;
+    default:
+      return `the client did not declare ${what}`;
+  }
+}
+
 /** The `_meta` key a handler sets on an elicitation or sampling request to name its input request. */
 export const INPUT_KEY_META = "forge.input_key";
 

@@ -5,6 +5,8 @@ import type { LazyAbort } from "../_util/abort.ts";
 import { isRecord, jsonType } from "../_util/json_type.ts";
 import { ProtocolError } from "../jsonrpc/errors.ts";
 import type { Connection } from "./_connection.ts";
+import { undeclared } from "./_client_requests.ts";
+import { META } from "../jsonrpc/_versions.ts";
 import { LOG_LEVELS } from "./_log_levels.ts";
 import type {
   AuthInfo,
@@ -194,7 +196,9 @@ export class CallContext implements ToolContext {
       | undefined;
     if (declared === undefined) {
       throw new Error(
-        "Cannot list roots: the client did not declare the roots capability",
+        `Cannot list roots: ${
+          undeclared(connection.session.askingEra, "the roots capability")
+        }`,
       );
     }
     if (connection.roots !== undefined) return copyRoots(connection.roots);
@@ -242,7 +246,11 @@ export class CallContext implements ToolContext {
       declared.url !== undefined
     ) {
       throw new Error(
-        "Cannot elicit a form: the client declared elicitation.url only",
+        `Cannot elicit a form: ${
+          connection.session.statelessRequest
+            ? `the request's _meta["${META.CLIENT_CAPABILITIES}"]`
+            : "the client"
+        } declared elicitation.url only`,
       );
     }
     return await extra.sendRequest({
@@ -321,7 +329,11 @@ function elicitationCapability(
 
 function requireUrlMode(connection: Connection, action: string): void {
   if (elicitationCapability(connection)?.url === undefined) {
-    throw new Error(`${action}: the client did not declare elicitation.url`);
+    throw new Error(
+      `${action}: ${
+        undeclared(connection.session.askingEra, "elicitation.url")
+      }`,
+    );
   }
 }
 

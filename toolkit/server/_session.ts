@@ -53,7 +53,11 @@ import {
   sessionCapabilities,
   STATELESS_PROTOCOL_VERSIONS,
 } from "./_era.ts";
-import { clientCapabilityOf } from "./_client_requests.ts";
+import {
+  type AskingEra,
+  clientCapabilityOf,
+  undeclared,
+} from "./_client_requests.ts";
 import { requestCapabilities, StatelessSession } from "./_stateless_session.ts";
 import type {
   RequestExtra,
@@ -112,6 +116,14 @@ export class Session<C = unknown> {
    */
   get statelessRequest(): boolean {
     return requestCapabilities() !== undefined;
+  }
+
+  /** Where a request to the client from the handler running now would go. */
+  get askingEra(): AskingEra {
+    if (this.statelessRequest) return "request";
+    return this.#transport.stateless === true && !this.#initialized
+      ? "sessionless"
+      : "session";
   }
 
   /**
@@ -374,6 +386,11 @@ export class Session<C = unknown> {
     abort: LazyAbort,
   ): Promise<Record<string, unknown>> {
     const signal = abort.signal;
+    if (this.askingEra === "sessionless") {
+      return Promise.reject(
+        new Error(`Cannot send ${method}: ${undeclared("sessionless", "")}`),
+      );
+    }
     const capability = clientCapabilityOf(method);
     if (
       capability !== undefined &&

@@ -12,7 +12,11 @@ import { jsonType } from "../_util/json_type.ts";
 import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
 import type { CallToolResult } from "../result/result.ts";
 import type { RequestExtra } from "./_session_types.ts";
-import { asInputRequest, clientCapabilityOf } from "./_client_requests.ts";
+import {
+  asInputRequest,
+  clientCapabilityOf,
+  undeclared,
+} from "./_client_requests.ts";
 import type { TaskMode } from "./_task_checks.ts";
 import {
   createResult,
@@ -379,7 +383,9 @@ export class TaskManager {
     ) {
       return Promise.reject(
         new Error(
-          `Cannot send ${request.method}: the client did not declare the ${capability} capability`,
+          `Cannot send ${request.method}: ${
+            undeclared("request", `the ${capability} capability`)
+          }`,
         ),
       );
     }
