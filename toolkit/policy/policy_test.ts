@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { Policy, type PolicyRules } from "./policy.ts";
 import { RuleSyntaxError } from "./rule_syntax_error.ts";
+import { prng } from "../patterns/_testing.ts";
 
 Deno.test("Policy decides a call: deny beats ask beats allow, unmatched asks", async (t) => {
   const policy = new Policy({
@@ -271,6 +272,96 @@ Deno.test("Policy asks, never allows, for a non-canonical spelling of a denied t
         result.problem?.includes(why),
         `${result.problem} should say ${why}`,
       );
+    });
+  }
+});
+
+Deno.test("Policy never allows a random spelling of a denied target", async (t) => {
+  const random = prng(2207);
+  const pick = <T>(choices: readonly T[]): T =>
+    choices[Math.floor(random() * choices.length)];
+  const escape = (c: string) => `\\u{${c.codePointAt(0)!.toString(16)}}`;
+  // Mostly as written, so that a spelling often has just one change: each
+  // character as an escape or another spelling of the same thing.
+  const respell = (target: string, spellings: Record<string, string[]>) =>
+    [...target].map((c) =>
+      random() < 0.85 ? c : pick([escape(c), ...(spellings[c] ?? [])])
+    ).join("");
+  // Rules, then spellings of denied targets, then the character spellings.
+  const cases: [string, PolicyRules, string[], Record<string, string[]>][] = [
+    [
+      "paths",
+      {
+        allow: ["write:**", "write:/**"],
+        deny: ["write:secrets/**", "write:/etc/**", "write:caf\u00e9/**"],
+      },
+      [
+        "write:secrets/key",
+        "write:./secrets/key",
+        "write:secrets//key",
+        "write:x/../secrets/key",
+        "write:/etc/passwd",
+        "write://etc/passwd",
+        "write:/../etc/passwd",
+        "write:/tmp/../etc/passwd",
+        "write:caf\u00e9/n",
+        "write:cafe\u0301/n",
+      ],
+      {
+        "/": ["\\u{2f}", "//", "/./", "/x/../", "/\\u{2e}/"],
+        "\u00e9": ["e\\u{301}", "e\u0301"],
+      },
+    ],
+    [
+      "hosts",
+      {
+        allow: ["net:*://**", "net:*://**:*"],
+        deny: ["net:http://127.0.0.1", "net:http://example.com"],
+      },
+      [
+        "net:http://127.0.0.1",
+        "net:http://127.1",
+        "net:http://127.0.1",
+        "net:http://2130706433",
+        "net:http://0x7f.0.0.1",
+        "net:http://0x7f000001",
+        "net:http://0177.0.0.1",
+        "net:http://127.0.0.1.",
+        "net:http://127.0.0.1:80",
+        "net:http://\\[::ffff:127.0.0.1\\]",
+        "net:http://\\[::ffff:7f00:1\\]",
+        "net:http://example.com",
+        "net:http://EXAMPLE.com",
+        "net:http://example.com.",
+        "net:http://example.com:80",
+        "net:http://ex%61mple.com",
+        "net:HTTP://example.com",
+      ],
+      { e: ["E"], x: ["X"], f: ["F"] },
+    ],
+    [
+      "commands",
+      { allow: ["exec:**"], deny: ["exec:rm **"] },
+      ["exec:rm -rf x", "exec:rm -rf\\ x"],
+      { " ": ["\\u{20}", "  "], m: ["m\\u{0}"] },
+    ],
+  ];
+  for (const [name, rules, targets, spellings] of cases) {
+    await t.step(name, () => {
+      const policy = new Policy(rules);
+      for (let i = 0; i < 3000; i++) {
+        const target = pick(targets);
+        const colon = target.indexOf(":") + 1;
+        const spelled = target.slice(0, colon) +
+          respell(target.slice(colon), spellings);
+        const [result] = policy.evaluate([spelled]).patterns;
+        // Denied when taken as canonical, else asked: never allowed.
+        assert.equal(
+          result.decision,
+          result.problem === undefined ? "deny" : "ask",
+          `${spelled}: ${result.problem}`,
+        );
+      }
     });
   }
 });
