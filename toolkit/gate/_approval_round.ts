@@ -5,7 +5,9 @@
 // `requestState`. The state binds the answer to the tool, the arguments and
 // the patterns the user was asked about, and keeps what the host's call held
 // before the gate asked (a server's own round of the same call), which goes
-// on to the server with the approved call.
+// on to the server with the approved call. A state is good for a short
+// time and for one answer: its nonce is remembered until it expires, so the
+// same approval sent again is asked again, never run twice.
 
 import { isRecord } from "../_util/json_type.ts";
 import { sha256Hex } from "../../configreload/_sha256_hex.ts";
@@ -28,6 +30,25 @@ interface Asked {
   arguments: string;
   patterns: string[];
   before: Before;
+  /** When the answer stops counting, in the clock's milliseconds. */
+  expires: number;
+  /** Spent by the first answer that counts. */
+  nonce: string;
+}
+
+/** How long an approval question may be answered, by default: five minutes. */
+export const APPROVAL_TTL_MS = 5 * 60_000;
+/** At most this many spent nonces are remembered; beyond, answers are asked again. */
+const MAX_SPENT = 10_000;
+
+/** Options for {@linkcode ApprovalRounds}. */
+export interface ApprovalRoundsOptions {
+  /** How long after it is asked a question may be answered. */
+  ttlMs?: number;
+  /** The clock, in milliseconds; tests pass their own. */
+  now?: () => number;
+  /** How many spent nonces may be remembered at once. */
+  maxSpent?: number;
 }
 
 /** One 2026-07-28 call, read for the gate's own round. */
@@ -47,17 +68,69 @@ export interface ApprovalRound {
   ask(question: string, patterns: readonly string[]): Record<string, unknown>;
 }
 
-// One key per gate: only this process issued the states it accepts.
-const SIGNER = new RequestStateSigner();
+/** The approval rounds of one gate: its signing key and the answers spent. */
+export class ApprovalRounds {
+  // One key per gate: only this gate issued the states it accepts, and its
+  // spent nonces are the only ones that matter.
+  #signer = new RequestStateSigner();
+  #ttlMs: number;
+  #now: () => number;
+  #maxSpent: number;
+  // Nonce → expiry. Every state lives ttlMs, so insertion order is expiry
+  // order: the expired are always at the front.
+  #spent = new Map<string, number>();
 
-/**
- * Reads a 2026-07-28 `tools/call` for an earlier round of the gate's: its
- * `requestState`, when the gate signed it, and the answer under
- * {@linkcode APPROVAL_KEY}.
- */
-export async function readApprovalRound(
+  constructor(options: ApprovalRoundsOptions = {}) {
+    this.#ttlMs = options.ttlMs ?? APPROVAL_TTL_MS;
+    this.#now = options.now ?? Date.now;
+    this.#maxSpent = options.maxSpent ?? MAX_SPENT;
+  }
+
+  /**
+   * Reads a 2026-07-28 `tools/call` for an earlier round of the gate's: its
+   * `requestState`, when the gate signed it, and the answer under
+   * {@linkcode APPROVAL_KEY}.
+   */
+  read(
+    tool: string,
+    params: Record<string, unknown>,
+  ): Promise<ApprovalRound> {
+    return readApprovalRound(tool, params, {
+      signer: this.#signer,
+      now: this.#now,
+      ttlMs: this.#ttlMs,
+      spend: (nonce, expires) => this.#spend(nonce, expires),
+    });
+  }
+
+  /** Whether `nonce` was unspent (it is spent now). */
+  #spend(nonce: string, expires: number): boolean {
+    const now = this.#now();
+    for (const [old, until] of this.#spent) {
+      if (until > now) break;
+      this.#spent.delete(old);
+    }
+    if (this.#spent.has(nonce)) return false;
+    // Full of live nonces: refuse rather than forget one that could be
+    // replayed; the user is asked again.
+    if (this.#spent.size >= this.#maxSpent) return false;
+    this.#spent.set(nonce, expires);
+    return true;
+  }
+}
+
+/** What {@linkcode readApprovalRound} checks a state with. */
+interface RoundContext {
+  signer: RequestStateSigner;
+  now: () => number;
+  ttlMs: number;
+  spend: (nonce: string, expires: number) => boolean;
+}
+
+async function readApprovalRound(
   tool: string,
   params: Record<string, unknown>,
+  context: RoundContext,
 ): Promise<ApprovalRound> {
   await loadRequestSigning();
   const subject = `tools/call ${tool}`;
@@ -66,7 +139,7 @@ export async function readApprovalRound(
   let asked: Asked | undefined;
   if (requestState !== undefined) {
     try {
-      asked = SIGNER.verify(subject, requestState) as unknown as Asked;
+      asked = context.signer.verify(subject, requestState) as unknown as Asked;
     } catch {
       // Not the gate's: a server's own round, which goes on as it came.
     }
@@ -81,8 +154,12 @@ export async function readApprovalRound(
     answer(patterns) {
       if (
         asked === undefined || reply === undefined ||
-        asked.arguments !== digest || !sameList(asked.patterns, patterns)
+        asked.arguments !== digest || !sameList(asked.patterns, patterns) ||
+        typeof asked.expires !== "number" || asked.expires <= context.now() ||
+        typeof asked.nonce !== "string" ||
+        !context.spend(asked.nonce, asked.expires)
       ) {
+        // Expired, spent already, or about something else: asked again.
         return undefined;
       }
       return isRecord(reply) && typeof reply.action === "string"
@@ -94,6 +171,8 @@ export async function readApprovalRound(
         arguments: digest,
         patterns: [...patterns],
         before: defined(before),
+        expires: context.now() + context.ttlMs,
+        nonce: crypto.randomUUID(),
       };
       return {
         resultType: "input_required",
@@ -106,7 +185,7 @@ export async function readApprovalRound(
             },
           },
         },
-        requestState: SIGNER.sign(
+        requestState: context.signer.sign(
           subject,
           state as unknown as Record<string, unknown>,
         ),

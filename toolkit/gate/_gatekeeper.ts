@@ -9,7 +9,7 @@ import { RPC_ERROR } from "../jsonrpc/mod.ts";
 import { META_PERMISSION_PATTERNS } from "../patterns/probe_meta.ts";
 import type { Decision } from "../policy/mod.ts";
 import { isRecord, jsonType } from "../_util/json_type.ts";
-import { type ApprovalRound, readApprovalRound } from "./_approval_round.ts";
+import type { ApprovalRound, ApprovalRounds } from "./_approval_round.ts";
 import type { AuditLog, AuditOutcome } from "./_audit.ts";
 import {
   probedVerdict,
@@ -49,6 +49,8 @@ export interface GatekeeperOptions {
   audit: AuditLog | undefined;
   /** The gate's own lines. */
   log: (line: string) => void;
+  /** The approvals asked of 2026-07-28 hosts. */
+  rounds: ApprovalRounds;
 }
 
 /** How far the decision on one call got: what a cancellation audits. */
@@ -70,6 +72,7 @@ export class Gatekeeper {
   #audit: AuditLog | undefined;
   #log: (line: string) => void;
   #hostCanElicit = false;
+  #rounds: ApprovalRounds;
 
   constructor(relay: Relay, pending: PendingCalls, options: GatekeeperOptions) {
     this.#relay = relay;
@@ -78,6 +81,7 @@ export class Gatekeeper {
     this.#source = options.source;
     this.#audit = options.audit;
     this.#log = options.log;
+    this.#rounds = options.rounds;
   }
 
   /** Reads the capabilities of a host's `initialize`: can it be asked? */
@@ -149,7 +153,7 @@ export class Gatekeeper {
     // gate's state, which the server must not see.
     progress.tool = name;
     let round = era !== undefined && params.requestState !== undefined
-      ? await this.#pending.withCancel(call, readApprovalRound(name, params))
+      ? await this.#pending.withCancel(call, this.#rounds.read(name, params))
       : undefined;
     if (this.#tools.get(name) === undefined) {
       await this.#pending.withCancel(call, this.#tools.fetch(era));
@@ -254,7 +258,7 @@ export class Gatekeeper {
     if (stateless) {
       round ??= await this.#pending.withCancel(
         call,
-        readApprovalRound(name, params),
+        this.#rounds.read(name, params),
       );
       const answered = round.answer(verdict.patterns);
       if (answered === undefined) {

@@ -4,6 +4,7 @@
 // server's exit answers whatever is left and settles `finished`.
 
 import { RPC_ERROR } from "../jsonrpc/mod.ts";
+import { ApprovalRounds } from "./_approval_round.ts";
 import type { AuditLog } from "./_audit.ts";
 import { Gatekeeper } from "./_gatekeeper.ts";
 import { messageOf } from "./_log.ts";
@@ -28,6 +29,8 @@ export interface RunningGateOptions {
   log: (line: string) => void;
   /** How long the server, and calls still being decided, get to finish. */
   graceMs: number;
+  /** How long a 2026-07-28 host may take to answer an approval question. */
+  approvalTtlMs?: number;
   /** The host's messages; this process's stdin when absent. */
   readable?: ReadableStream<Uint8Array>;
   /** The host's answers; this process's stdout when absent. */
@@ -78,6 +81,7 @@ export class RunningGate {
       tools: this.#tools,
       audit: options.audit,
       log: options.log,
+      rounds: new ApprovalRounds({ ttlMs: options.approvalTtlMs }),
     });
   }
 

@@ -19,6 +19,7 @@ import {
   watchPolicy,
 } from "./_policy_source.ts";
 import { RunningGate } from "./_running_gate.ts";
+import { APPROVAL_TTL_MS } from "./_approval_round.ts";
 
 const DECISIONS: readonly Decision[] = ["allow", "ask", "deny"];
 
@@ -96,6 +97,14 @@ export interface GateOptions {
    * @default {5000}
    */
   graceMs?: number;
+  /**
+   * How long a 2026-07-28 host may take to answer the gate's approval
+   * question. An answer counts once: the same approval sent again, or one
+   * sent later than this, is asked again.
+   *
+   * @default {300000}
+   */
+  approvalTtlMs?: number;
   /**
    * Quiet time after a change to the policy file before it is read again.
    *
@@ -200,6 +209,12 @@ export async function startGate(
       `Cannot start the gate: graceMs must be a number of milliseconds >= 0, got ${graceMs}`,
     );
   }
+  const approvalTtlMs = options.approvalTtlMs ?? APPROVAL_TTL_MS;
+  if (!Number.isFinite(approvalTtlMs) || approvalTtlMs <= 0) {
+    throw new RangeError(
+      `Cannot start the gate: approvalTtlMs must be a number of milliseconds > 0, got ${approvalTtlMs}`,
+    );
+  }
   let tools: ReadonlyMap<string, Decision> = new Map();
   if (options.tools !== undefined) {
     try {
@@ -264,6 +279,7 @@ export async function startGate(
     audit,
     log,
     graceMs,
+    approvalTtlMs,
     readable: options.readable,
     writable: options.writable,
   });

@@ -490,6 +490,13 @@ Deno.test("gate asks a 2026-07-28 host in rounds: an input-required result, then
     assert.equal(await exists(`${ws.root}/drafts`), false);
   });
 
+  await t.step("an answered state counts once: it is asked again", async () => {
+    const spent = await again(asked.requestState, { action: "accept" });
+    assert.equal(spent.result.resultType, "input_required");
+    assert.equal(await exists(`${ws.root}/drafts`), false);
+    asked = spent.result;
+  });
+
   await t.step(
     "accept runs it, with neither the gate's answer nor its state",
     async () => {
@@ -497,6 +504,16 @@ Deno.test("gate asks a 2026-07-28 host in rounds: an input-required result, then
       assert.equal(textOf(accepted), "Wrote 3 bytes to drafts/a.md");
       assert.equal(accepted.result.resultType, "complete");
       assert.equal(await Deno.readTextFile(`${ws.root}/drafts/a.md`), "# A");
+    },
+  );
+
+  await t.step(
+    "the same approval sent again is asked again, never run twice",
+    async () => {
+      await Deno.remove(`${ws.root}/drafts/a.md`);
+      const replay = await again(asked.requestState, { action: "accept" });
+      assert.equal(replay.result.resultType, "input_required");
+      assert.equal(await exists(`${ws.root}/drafts/a.md`), false);
     },
   );
 

@@ -1,0 +1,70 @@
+import assert from "node:assert/strict";
+import { APPROVAL_KEY, ApprovalRounds } from "./_approval_round.ts";
+
+const ARGS = { path: "notes/ask/d.txt" };
+const PATTERNS = ["delete:notes/ask/d.txt"];
+
+/** The call a host sends again with the user's `action` for the state it was given. */
+function answered(state: unknown, action = "accept") {
+  return {
+    name: "delete_file",
+    arguments: ARGS,
+    requestState: state,
+    inputResponses: { [APPROVAL_KEY]: { action } },
+  };
+}
+
+async function ask(rounds: ApprovalRounds): Promise<unknown> {
+  const round = await rounds.read("delete_file", { arguments: ARGS });
+  return round.ask("Allow?", PATTERNS).requestState;
+}
+
+Deno.test("ApprovalRounds counts an approval once: the same state sent again is asked again", async () => {
+  const rounds = new ApprovalRounds();
+  const state = await ask(rounds);
+  const first = await rounds.read("delete_file", answered(state));
+  assert.equal(first.answer(PATTERNS), "accept");
+  const replay = await rounds.read("delete_file", answered(state));
+  assert.equal(replay.answer(PATTERNS), undefined);
+  // A decline spends its state too.
+  const other = await ask(rounds);
+  const declined = await rounds.read("delete_file", answered(other, "decline"));
+  assert.equal(declined.answer(PATTERNS), "decline");
+  const after = await rounds.read("delete_file", answered(other));
+  assert.equal(after.answer(PATTERNS), undefined);
+});
+
+Deno.test("ApprovalRounds asks again once an approval's lifetime is over", async () => {
+  let now = 1_000_000;
+  const rounds = new ApprovalRounds({ ttlMs: 300_000, now: () => now });
+  const state = await ask(rounds);
+  now += 300_000;
+  const late = await rounds.read("delete_file", answered(state));
+  assert.equal(late.answer(PATTERNS), undefined);
+  const fresh = await ask(rounds);
+  now += 299_999;
+  const inTime = await rounds.read("delete_file", answered(fresh));
+  assert.equal(inTime.answer(PATTERNS), "accept");
+});
+
+Deno.test("ApprovalRounds remembers a bounded number of spent nonces, forgetting only expired ones", async () => {
+  let now = 0;
+  const rounds = new ApprovalRounds({
+    ttlMs: 100,
+    now: () => now,
+    maxSpent: 2,
+  });
+  const spend = async () => {
+    const state = await ask(rounds);
+    return (await rounds.read("delete_file", answered(state))).answer(
+      PATTERNS,
+    );
+  };
+  assert.equal(await spend(), "accept");
+  assert.equal(await spend(), "accept");
+  // Full of live nonces: refused (asked again) rather than forgetting one.
+  assert.equal(await spend(), undefined);
+  now += 100;
+  // The first two have expired and are forgotten; room again.
+  assert.equal(await spend(), "accept");
+});
