@@ -27,6 +27,7 @@ import {
   tasksNotDeclared,
 } from "./_task_checks.ts";
 import type { TaskManager } from "./_tasks.ts";
+import { permissionDenied } from "./_permission_denied.ts";
 
 /** The `meta` of a call without `_meta`: one frozen object, not one per call. */
 const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
@@ -339,8 +340,9 @@ function checked(call: Call, result: unknown): Answer {
 
 /**
  * What a failed call answers: a `ToolError` is the model's to read (a domain
- * error); a `ProtocolError` keeps its code; anything else is the server's
- * fault (-32603), logged to stderr with its stack.
+ * error); a `ProtocolError` keeps its code; a Deno permission failure is a
+ * domain error naming the flag to add; anything else is the server's fault
+ * (-32603), logged to stderr with its stack.
  */
 function failed(call: Call, cause: unknown): CallToolResult {
   if (cause instanceof ToolError) return error(cause.message);
@@ -348,6 +350,12 @@ function failed(call: Call, cause: unknown): CallToolResult {
   const { abort } = call;
   // A cancelled call gets no answer; nothing to report.
   if (abort.aborted && !(abort.reason instanceof ProtocolError)) throw cause;
+  const denied = permissionDenied(cause);
+  if (denied !== undefined) {
+    // The operator reads stderr, the model the result: both learn the flag.
+    console.error(`Tool ${call.name}: ${denied}`);
+    return error(denied);
+  }
   const message = cause instanceof Error ? cause.message : String(cause);
   console.error(`Tool ${call.name} failed:`, cause);
   throw new ProtocolError(
