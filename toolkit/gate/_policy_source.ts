@@ -30,6 +30,8 @@ export interface PolicySource {
   close(): Promise<void>;
 }
 
+/** Quiet time after a change to the file before it is read. */
+const DEBOUNCE_MS = 150;
 const FILE_FORMATS: readonly Format[] = ["json", "jsonc", "yaml", "toml"];
 
 /** A source that always answers the same. */
@@ -64,11 +66,16 @@ export async function watchPolicy(
       `Cannot load the policy: cannot tell the format from the file name: ${path} (expected .json, .jsonc, .yaml, .yml or .toml)`,
     );
   }
+  const debounceMs = options.debounceMs ?? DEBOUNCE_MS;
   let watcher: ConfigWatcher<GatePolicy>;
   try {
     watcher = await watchConfig<GatePolicy>(path, {
       format: (text) => parsePolicyText(text, format),
-      debounceMs: options.debounceMs,
+      debounceMs,
+      // Events next to the file (the audit log, when it shares the folder:
+      // a line per call) must not postpone a reload: a stream of them
+      // delays it by one debounce at most, not configreload's default 1 s.
+      maxWaitMs: debounceMs,
     });
   } catch (error) {
     if (error instanceof ConfigError) {

@@ -106,7 +106,9 @@ export interface GateOptions {
    */
   approvalTtlMs?: number;
   /**
-   * Quiet time after a change to the policy file before it is read again.
+   * Quiet time after a change to the policy file before it is read again;
+   * also the longest a stream of changes beside it (an audit log in the same
+   * folder) may postpone the reading.
    *
    * @default {150}
    */
