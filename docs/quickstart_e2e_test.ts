@@ -3,8 +3,11 @@
 // links `jsr:@forge/toolkit` to this clone, so nothing is fetched from JSR),
 // then the page is followed top to bottom — every `sh` command runs in the
 // project, every block marked `<!-- file: name -->` is written there and
-// every `<!-- tasks: deno.json -->` block replaces its tasks — so the
-// template's tests, its stdio server and `deno bundle` are all exercised.
+// every `<!-- tasks: deno.json -->` block replaces its tasks, and every
+// `<!-- host entry: name -->` block is started as a host starts it (its
+// command, args and env, from a directory outside the project) — so the
+// template's tests, its stdio server, a host's entry and `deno bundle` are
+// all exercised.
 
 import assert from "node:assert/strict";
 
@@ -12,6 +15,9 @@ const ROOT = new URL("../", import.meta.url);
 const PAGE = new URL("docs/quickstart.md", ROOT);
 const FILE_MARKER = /^<!-- file: (\S+) -->$/;
 const TASKS_MARKER = /^<!-- tasks: deno\.json -->$/;
+const HOST_MARKER = /^<!-- host entry: (\S+) -->$/;
+/** Where the page's host entries put the project. */
+const PAGE_PROJECT = "/Users/me/my-server";
 const INIT =
   "deno run --allow-read --allow-write template/init/main.ts ~/my-server";
 
@@ -54,7 +60,8 @@ const EXPECTED: ReadonlyMap<string, RegExp> = new Map([
 type Step =
   | { kind: "command"; command: string; line: number }
   | { kind: "file"; name: string; content: string; line: number }
-  | { kind: "tasks"; content: string; line: number };
+  | { kind: "tasks"; content: string; line: number }
+  | { kind: "host"; name: string; content: string; line: number };
 
 /** The page's commands and files, in reading order. */
 function steps(markdown: string): Step[] {
@@ -62,8 +69,14 @@ function steps(markdown: string): Step[] {
   const out: Step[] = [];
   let pendingFile: string | undefined;
   let pendingTasks = false;
+  let pendingHost: string | undefined;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i].trim();
+    const host = HOST_MARKER.exec(line);
+    if (host !== null) {
+      pendingHost = host[1];
+      continue;
+    }
     const marker = FILE_MARKER.exec(line);
     if (marker !== null) {
       pendingFile = marker[1];
@@ -81,7 +94,15 @@ function steps(markdown: string): Step[] {
     for (i++; i < lines.length && lines[i].trim() !== "```"; i++) {
       body.push(lines[i].slice(indent));
     }
-    if (pendingTasks) {
+    if (pendingHost !== undefined) {
+      out.push({
+        kind: "host",
+        name: pendingHost,
+        content: body.join("\n"),
+        line: start,
+      });
+      pendingHost = undefined;
+    } else if (pendingTasks) {
       out.push({ kind: "tasks", content: body.join("\n"), line: start });
       pendingTasks = false;
     } else if (pendingFile !== undefined) {
@@ -154,6 +175,20 @@ Deno.test("docs/quickstart.md works as written, in a project made by init/main.t
         });
         continue;
       }
+      if (step.kind === "host") {
+        await t.step(`${where}: the host entry saves a note`, async () => {
+          const output = await startAsHost(step.content, step.name, {
+            project: copy,
+            cwd: home,
+          });
+          assert.match(output, /Saved from-host\.md/, output);
+          assert.equal(
+            await Deno.readTextFile(`${copy}/notes/from-host.md`),
+            "from the host",
+          );
+        });
+        continue;
+      }
       const { command } = step;
       if (NOT_RUN.has(command)) continue;
       if (command === INIT) {
@@ -185,6 +220,66 @@ Deno.test("docs/quickstart.md works as written, in a project made by init/main.t
     await Deno.remove(home, { recursive: true });
   }
 });
+
+/**
+ * Starts the server as a host would from the page's entry `name`: its
+ * command (this Deno), args and env only, the project's path in place of the
+ * page's, from `cwd` outside the project; sends initialize and a save_note
+ * call, and returns what the server wrote.
+ */
+async function startAsHost(
+  json: string,
+  name: string,
+  where: { project: string; cwd: string },
+): Promise<string> {
+  const entry = JSON.parse(json.replaceAll(PAGE_PROJECT, where.project))
+    .mcpServers[name] as {
+      command: string;
+      args: string[];
+      env?: Record<string, string>;
+    };
+  assert.equal(entry.command, "deno");
+  const child = new Deno.Command(Deno.execPath(), {
+    args: entry.args,
+    cwd: where.cwd,
+    // A host passes its entry's env, not the user's shell: nothing else.
+    clearEnv: true,
+    env: { ...entry.env, NO_COLOR: "1", HOME: Deno.env.get("HOME") ?? "" },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(
+    new TextEncoder().encode(
+      [
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-11-25",
+            capabilities: {},
+            clientInfo: { name: "host", version: "1" },
+          },
+        },
+        {
+          jsonrpc: "2.0",
+          id: 2,
+          method: "tools/call",
+          params: {
+            name: "save_note",
+            arguments: { path: "from-host.md", text: "from the host" },
+          },
+        },
+      ].map((message) => JSON.stringify(message) + "\n").join(""),
+    ),
+  );
+  await writer.close();
+  const result = await child.output();
+  const decoder = new TextDecoder();
+  return decoder.decode(result.stdout) + decoder.decode(result.stderr);
+}
 
 /** Expectations for the long JSON-RPC commands, by what they call. */
 function expectationFor(command: string): RegExp | undefined {
