@@ -20,15 +20,8 @@ import {
   text,
   type Token,
 } from "./_lex.ts";
-import {
-  ANY,
-  type CharClass,
-  type Compiled,
-  type Form,
-  type Item,
-  ONE,
-  type Step,
-} from "./_compile.ts";
+import type { Compiled, Form } from "./_compile.ts";
+import { ANY, type CharClass, type Item, ONE, type Step } from "./_item.ts";
 
 /** A concrete pattern, unescaped and split. */
 type Parsed =
