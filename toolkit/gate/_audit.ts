@@ -11,12 +11,14 @@ export interface AuditRecord {
   tool: string | null;
   /** Every pattern of the call; empty for a tool that does not answer probes. */
   patterns: readonly string[];
-  /** The policy's decision; `"error"` when the call is malformed or the probe refused the arguments. */
+  /** The policy's decision; `"error"` when the call is malformed, the probe refused the arguments, or the host cancelled before a decision. */
   decision: Decision | "error";
   /** What happened: the call ran or not. */
   outcome: AuditOutcome;
   /** The rule behind the decision, `"unprobed"`, or `null` when none matched. */
   rule: string | null;
+  /** `true` for a tool the server does not list (decided as one without the probe); absent otherwise. */
+  unlisted?: true;
   /** Milliseconds from the host's request to the decision. */
   elapsedMs: number;
 }
@@ -30,7 +32,6 @@ export type AuditOutcome =
   | "cancelled"
   | "refused"
   | "probe-error"
-  | "unknown-tool"
   | "invalid-params";
 
 /** Appends records to a file; a write failure is reported once, and logging goes on. */

@@ -88,18 +88,29 @@ export function toolVerdict(tool: string, decision: Decision): Verdict {
   };
 }
 
-/** The verdict on a call of a tool that does not answer probes and has no `tools` entry. */
-export function unprobedVerdict(tool: string, decision: Decision): Verdict {
-  const unknown =
-    `${tool} does not report which permissions it needs (it does not list forge.supports_permission_patterns)`;
+/**
+ * The verdict on a call of a tool that does not answer probes and has no
+ * `tools` entry; `listed` is false for a tool the server's list lacks.
+ */
+export function unprobedVerdict(
+  tool: string,
+  decision: Decision,
+  listed = true,
+): Verdict {
+  const unknown = listed
+    ? `${tool} does not report which permissions it needs (it does not list forge.supports_permission_patterns)`
+    : `${tool} is not in the server's tool list, so it reports no permissions it needs`;
   return {
     decision,
     patterns: [],
     rule: "unprobed",
     denied:
       `The gate's policy refuses this call: ${unknown}, and the policy's unprobed setting is deny. Nothing was run.`,
-    question:
-      `Allow the tool "${tool}" to run? It does not report which permissions it needs, so the gate cannot say what it will touch.`,
+    question: `Allow the tool "${tool}" to run? ${
+      listed
+        ? "It does not report"
+        : "The server does not list it, and so it cannot report"
+    } which permissions it needs, so the gate cannot say what it will touch.`,
     cannotAsk:
       `This call of ${tool} needs the user's approval, and this host cannot ask for it (it did not declare the elicitation capability): ${unknown}, and the policy's unprobed setting is ask. Nothing was run. To allow such calls, set tools.${tool} to allow (this tool) or "unprobed: allow" (every such tool) in the gate's policy file.`,
     declined: declinedCall(tool),

@@ -10,7 +10,7 @@ import { META_PERMISSION_PATTERNS } from "../patterns/probe_meta.ts";
 import type { Decision } from "../policy/mod.ts";
 import { isRecord, jsonType } from "../_util/json_type.ts";
 import type { ApprovalRound, ApprovalRounds } from "./_approval_round.ts";
-import type { AuditLog, AuditOutcome } from "./_audit.ts";
+import type { AuditLog, AuditOutcome, AuditRecord } from "./_audit.ts";
 import {
   probedVerdict,
   toolVerdict,
@@ -59,6 +59,8 @@ interface Progress {
   tool?: string;
   /** The verdict, once the policy decided. */
   verdict?: Verdict;
+  /** Whether the server's tool list lacks the tool. */
+  unlisted?: boolean;
   /** Whether the call has its audit line already. */
   recorded: boolean;
 }
@@ -101,14 +103,14 @@ export class Gatekeeper {
         // it is dropped, and audited with what was known by then.
         if (error instanceof Cancelled && !progress.recorded) {
           const { tool, verdict } = progress;
-          this.#record(
-            tool ?? null,
-            verdict?.patterns ?? [],
-            verdict?.decision ?? "error",
-            "cancelled",
-            verdict?.rule ?? null,
-            started,
-          );
+          this.#record({
+            tool: tool ?? null,
+            patterns: verdict?.patterns ?? [],
+            decision: verdict?.decision ?? "error",
+            outcome: "cancelled",
+            rule: verdict?.rule ?? null,
+            ...(progress.unlisted ? { unlisted: true } : {}),
+          }, started);
         }
         throw error;
       }
@@ -129,14 +131,13 @@ export class Gatekeeper {
       // Refused here, never forwarded: a lax server might run a tool the
       // gate could not decide (["always_denied"] read as "always_denied"),
       // or read arguments the probe did not see.
-      this.#record(
-        typeof name === "string" ? name : null,
-        [],
-        "error",
-        "invalid-params",
-        null,
-        started,
-      );
+      this.#record({
+        tool: typeof name === "string" ? name : null,
+        patterns: [],
+        decision: "error",
+        outcome: "invalid-params",
+        rule: null,
+      }, started);
       this.#relay.answerHost(message.id, {
         error: {
           code: RPC_ERROR.INVALID_PARAMS,
@@ -158,21 +159,13 @@ export class Gatekeeper {
     if (this.#tools.get(name) === undefined) {
       await this.#pending.withCancel(call, this.#tools.fetch(era));
     }
-    const tool = this.#tools.get(name);
-    if (tool === undefined) {
-      // Not listed even in a fresh list: there is nothing to ask the user
-      // about, and a server answers a call of a tool it lacks with this same
-      // protocol error. A tool it hides is never run unchecked.
-      this.#record(name, [], "error", "unknown-tool", null, started);
-      this.#relay.answerHost(message.id, {
-        error: {
-          code: RPC_ERROR.INVALID_PARAMS,
-          message: `Unknown tool: ${JSON.stringify(name)}`,
-        },
-      });
-      return;
-    }
-    const probed = tool.probed;
+    // A tool the server does not list, even in a fresh list, is decided as
+    // one without the probe (its tools entry, or unprobed) and, if let
+    // through, answered by the server as the server answers it. A tool it
+    // hides from its list is never run unchecked.
+    const listed = this.#tools.get(name) !== undefined;
+    progress.unlisted = !listed;
+    const probed = this.#tools.get(name)?.probed === true;
     if (probed && meta?.[META_PERMISSION_PATTERNS] === true) {
       // The host's own probe runs nothing. Any other flag value is decided
       // as a call (a toolkit server refuses it; no other server may run it
@@ -185,7 +178,7 @@ export class Gatekeeper {
     let verdict: Verdict;
     if (!probed) {
       verdict = entry === undefined
-        ? unprobedVerdict(name, unprobed)
+        ? unprobedVerdict(name, unprobed, listed)
         : toolVerdict(name, entry);
     } else if (entry === "deny") {
       // Refused whatever its patterns: there is nothing to probe for.
@@ -199,7 +192,13 @@ export class Gatekeeper {
       const probe = readProbeAnswer(answer, name, era);
       if ("reply" in probe) {
         this.#relay.answerHost(message.id, probe.reply);
-        this.#record(name, [], "error", "probe-error", null, started);
+        this.#record({
+          tool: name,
+          patterns: [],
+          decision: "error",
+          outcome: "probe-error",
+          rule: null,
+        }, started);
         return;
       }
       // The policy in force once the patterns are known, after any reload
@@ -218,14 +217,14 @@ export class Gatekeeper {
     progress.verdict = verdict;
     const record = (outcome: AuditOutcome) => {
       progress.recorded = true;
-      this.#record(
-        name,
-        verdict.patterns,
-        verdict.decision,
+      this.#record({
+        tool: name,
+        patterns: verdict.patterns,
+        decision: verdict.decision,
         outcome,
-        verdict.rule,
-        started,
-      );
+        rule: verdict.rule,
+        ...(listed ? {} : { unlisted: true }),
+      }, started);
     };
     const approved = probed ? verdict.patterns : undefined;
     if (verdict.decision === "allow") {
@@ -328,14 +327,11 @@ export class Gatekeeper {
   }
 
   #record(
-    tool: string | null,
-    patterns: readonly string[],
-    decision: Decision | "error",
-    outcome: AuditOutcome,
-    rule: string | null,
+    fields: Omit<AuditRecord, "time" | "elapsedMs">,
     started: number,
   ): void {
     const elapsedMs = Math.round((performance.now() - started) * 1000) / 1000;
+    const { tool, patterns, decision, outcome, rule, unlisted } = fields;
     this.#audit?.write({
       time: new Date().toISOString(),
       tool,
@@ -343,6 +339,7 @@ export class Gatekeeper {
       decision,
       outcome,
       rule,
+      ...(unlisted ? { unlisted } : {}),
       elapsedMs,
     });
   }

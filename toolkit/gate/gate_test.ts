@@ -174,18 +174,28 @@ Deno.test("gate decides hello-tool's calls by the policy", async (t) => {
   );
 
   await t.step(
-    "a tool the server does not list is an unknown tool, never asked about",
+    "a tool the server does not list is decided as unprobed, and the server answers it",
     async () => {
-      await using ws3 = await workspace(`unprobed: ask\n`);
+      await using ws3 = await workspace(
+        `unprobed: ask\ntools: { missing_tool: allow }\n`,
+      );
       await using asking = await startGateProcess(
         ["--policy", ws3.policyPath, "--audit", ws3.audit],
         HELLO_COMMAND,
         { env: { HELLO_ROOT: ws3.root } },
       );
-      const answer = await callTool(asking, "write_files", { path: "a" });
+      // Decided by unprobed (ask), which this host cannot be asked.
+      const refused = await callTool(asking, "write_files", { path: "a" });
+      assert.equal(refused.result.isError, true);
+      assert.match(
+        textOf(refused),
+        /write_files is not in the server's tool list/,
+      );
+      // Let through by its tools entry: the server answers as it answers.
+      const answer = await callTool(asking, "missing_tool", {});
       assert.deepEqual(answer.error, {
         code: -32602,
-        message: 'Unknown tool: "write_files"',
+        message: 'Unknown tool: "missing_tool"',
       });
       // A listed tool without the probe is still asked about.
       const listed = await callTool(asking, "hello", { name: "x" });
@@ -195,10 +205,11 @@ Deno.test("gate decides hello-tool's calls by the policy", async (t) => {
       const records = (await Deno.readTextFile(ws3.audit)).trim().split("\n")
         .map((line) => JSON.parse(line));
       assert.deepEqual(
-        records.map((r) => [r.tool, r.decision, r.outcome, r.rule]),
+        records.map((r) => [r.tool, r.decision, r.outcome, r.rule, r.unlisted]),
         [
-          ["write_files", "error", "unknown-tool", null],
-          ["hello", "ask", "refused", "unprobed"],
+          ["write_files", "ask", "refused", "unprobed", true],
+          ["missing_tool", "allow", "forwarded", "tools.missing_tool", true],
+          ["hello", "ask", "refused", "unprobed", undefined],
         ],
       );
     },
