@@ -110,7 +110,13 @@ export function describeIssue(
       }));
     }
     default: {
-      const message = issue.message.replace(/^Invalid input: /, "");
+      // Another library's wording of a mismatch ("Expected string but
+      // received 1", "expected string, received number") says got, as ours.
+      const message = issue.message.replace(/^Invalid input: /, "")
+        .replace(
+          /\b(expected .+?)(?:,| but) received\b/i,
+          (_, expected: string) => `${expected}, got`,
+        );
       return at(message.charAt(0).toLowerCase() + message.slice(1));
     }
   }
@@ -214,7 +220,7 @@ function closest(key: string, known: readonly string[]): string | undefined {
 }
 
 /** Edit distance where swapping two neighbouring letters counts as one edit. */
-function editDistance(a: string, b: string): number {
+export function editDistance(a: string, b: string): number {
   const rows = Array.from(
     { length: a.length + 1 },
     (_, i) =>

@@ -8,6 +8,8 @@
 
 import { decode, type DecodeResult } from "../args/decode.ts";
 import { formatProblems } from "../args/argument_error.ts";
+import { describeIssue, editDistance } from "../args/_issues.ts";
+import type { JsonSchema, SchemaIssue } from "../schema.ts";
 import { LazyAbort } from "../_util/abort.ts";
 import { isRecord, jsonType } from "../_util/json_type.ts";
 import { isThenable } from "../_util/thenable.ts";
@@ -100,9 +102,16 @@ export class CallPipeline {
   ): Answer {
     const registered = this.#registry.get(name);
     if (registered === undefined) {
+      const near = nearestNames(name, this.#registry.names());
       throw new ProtocolError(
         RPC_ERROR.INVALID_PARAMS,
-        `Unknown tool: ${JSON.stringify(name)}`,
+        `Unknown tool: ${JSON.stringify(name)}${
+          near.length === 0
+            ? ""
+            : `; did you mean ${
+              near.map((n) => JSON.stringify(n)).join(" or ")
+            }?`
+        }`,
       );
     }
     if (this.#draining) {
@@ -295,6 +304,29 @@ export class CallPipeline {
   }
 }
 
+/** Near enough to suggest: this many edits at most, or the same name in another case. */
+const MAX_SUGGESTED_EDITS = 2;
+
+/**
+ * The registered names nearest to an unknown `name` (a different case, or
+ * at most two edits), the nearest first, at most three.
+ */
+function nearestNames(name: string, names: readonly string[]): string[] {
+  // Edits are at least the length difference: a long name is near nothing,
+  // and costs no distance table.
+  const scored = names.flatMap((candidate) => {
+    if (Math.abs(candidate.length - name.length) > MAX_SUGGESTED_EDITS) {
+      return [];
+    }
+    const distance = candidate.toLowerCase() === name.toLowerCase()
+      ? 0
+      : editDistance(name, candidate);
+    return distance <= MAX_SUGGESTED_EDITS ? [{ candidate, distance }] : [];
+  });
+  return scored.sort((a, b) => a.distance - b.distance).slice(0, 3)
+    .map((s) => s.candidate);
+}
+
 /** The innermost step: decode the arguments, run the handler, check its result. */
 function invoke(call: Call): Answer {
   const { registered } = call;
@@ -385,17 +417,25 @@ function checkResult(tool: RegisteredTool, result: unknown): Answer {
   }
   if (tool.output === undefined) return call;
   const checked = tool.output["~standard"].validate(call.structuredContent);
+  const json = tool.listed.outputSchema;
   return checked instanceof Promise
-    ? checked.then((settled) => matchesOutput(call, settled))
-    : matchesOutput(call, checked);
+    ? checked.then((settled) => matchesOutput(call, settled, json))
+    : matchesOutput(call, checked, json);
 }
 
 function matchesOutput(
   call: CallToolResult,
-  checked: { readonly issues?: readonly { readonly message: string }[] },
+  checked: { readonly issues?: readonly SchemaIssue[] },
+  json: JsonSchema,
 ): CallToolResult {
   if (checked.issues !== undefined) {
-    const problems = checked.issues.map((i) => i.message).join("; ");
+    // Worded as argument problems are: `count: expected number, got string`.
+    const problems = checked.issues
+      .flatMap((issue) => describeIssue(issue, call.structuredContent, json))
+      .map((p) =>
+        `${p.path === "arguments" ? "structuredContent" : p.path}: ${p.message}`
+      )
+      .join("; ");
     throw new Error(
       `invalid result: structuredContent does not match the output schema: ${problems}`,
     );
