@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { parsePolicyText, watchPolicy } from "./_policy_source.ts";
 import { until } from "../testing/_until.ts";
-import { writeAtomic } from "./testdata/gate_process.ts";
+import {
+  callTool,
+  HELLO_COMMAND,
+  type Message,
+  startGateProcess,
+  textOf,
+  writeAtomic,
+} from "./testdata/gate_process.ts";
 
 function located(text: string, format: "json" | "jsonc" | "yaml" | "toml") {
   try {
@@ -112,7 +119,7 @@ Deno.test("watchPolicy() loads, follows and refuses like the gate needs", async 
   );
 });
 
-Deno.test("the worked policy in docs/gate.md loads as the page says", async () => {
+Deno.test("the worked policy in docs/gate.md does what the page says, in front of hello-tool", async () => {
   const page = await Deno.readTextFile(
     new URL("../../docs/gate.md", import.meta.url),
   );
@@ -125,11 +132,59 @@ Deno.test("the worked policy in docs/gate.md loads as the page says", async () =
       `policy reloaded from policy.yaml: ${policy.rules.allow.length} allow, ${policy.rules.ask.length} ask, ${policy.rules.deny.length} deny rules, ${policy.tools?.size} tools by name, unprobed: ${policy.unprobed}`,
     ),
   );
-  assert.equal(
-    policy.policy.evaluate(["write:notes/archive/2025.md"]).decision,
-    "ask",
-  );
+  // "So with the file above, …": each pattern the sentence names.
+  const decide = (pattern: string) =>
+    policy.policy.evaluate([pattern]).decision;
+  assert.equal(decide("write:notes/today.md"), "allow");
+  assert.equal(decide("write:notes/archive/2025.md"), "ask");
+  assert.equal(decide("delete:notes/old.md"), "deny");
+  assert.equal(decide("net:https://example.com"), "ask");
   assert.equal(policy.tools?.get("run_shell"), "deny");
+
+  // "In front of hello-tool, …": each call the sentence names, for real.
+  const dir = await Deno.makeTempDir();
+  try {
+    const root = `${dir}/root`;
+    await Deno.mkdir(`${root}/notes`, { recursive: true });
+    await Deno.writeTextFile(`${root}/notes/old.md`, "old");
+    await Deno.writeTextFile(`${dir}/policy.yaml`, block[1]);
+    await using gate = await startGateProcess(
+      ["--policy", `${dir}/policy.yaml`],
+      HELLO_COMMAND,
+      { env: { HELLO_ROOT: root }, capabilities: { elicitation: {} } },
+    );
+    const today = await callTool(gate, "write_file", {
+      path: "notes/today.md",
+      content: "t",
+    });
+    assert.equal(textOf(today), "Wrote 1 byte to notes/today.md");
+    const archived = callTool(gate, "write_file", {
+      path: "notes/archive/2025.md",
+      content: "a",
+    });
+    const question: Message = await gate.next((m) =>
+      m.method === "elicitation/create"
+    );
+    assert.match(
+      question.params.message,
+      /write:notes\/archive\/2025\.md: asked by write:notes\/archive\/\*\*/,
+    );
+    await gate.sendMessage({
+      jsonrpc: "2.0",
+      id: question.id,
+      result: { action: "decline" },
+    });
+    assert.match(textOf(await archived), /The user declined/);
+    const old = await callTool(gate, "delete_file", { path: "notes/old.md" });
+    assert.equal(old.result.isError, true);
+    assert.match(textOf(old), /delete:notes\/old\.md denied by delete:\*\*/);
+    assert.equal(await Deno.readTextFile(`${root}/notes/old.md`), "old");
+    const hello = await callTool(gate, "hello", { name: "Ada" });
+    assert.equal(textOf(hello), "Hello, Ada!");
+    assert.equal((await gate.close()).code, 0);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("parsePolicyText() refuses a key given twice in JSON and JSONC, as YAML and TOML do", () => {
