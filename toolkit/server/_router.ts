@@ -14,7 +14,7 @@ import type { Placed, RequestContext, ResourceRegistry } from "./resources.ts";
 import { cursorParam, paginate } from "./_paging.ts";
 import type { RequestExtra, RequestHandler } from "./_session_types.ts";
 import type { ToolRegistry } from "./_registry.ts";
-import type { SkillCatalog } from "../skills/_catalog.ts";
+import type { SkillCatalog } from "./_skill_catalog.ts";
 import { skillRoutes } from "./_skills_methods.ts";
 import {
   checkInputResponses,
@@ -124,7 +124,12 @@ export function buildRouter(
     // The usual case answers the cached list in the same turn.
     return pageSize === undefined && params.cursor === undefined
       ? { tools: tools.list(tasks) }
-      : paged("tools/list", "tools", params, () => single(tools.entries(tasks)));
+      : paged(
+        "tools/list",
+        "tools",
+        params,
+        () => single(tools.entries(tasks)),
+      );
   });
   route(
     "tools/call",

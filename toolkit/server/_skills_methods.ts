@@ -5,7 +5,7 @@
 
 import { jsonType } from "../_util/json_type.ts";
 import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
-import { combinedHints, type SkillCatalog } from "../skills/_catalog.ts";
+import { combinedHints, type SkillCatalog } from "./_skill_catalog.ts";
 import { SKILLS_EXTENSION } from "../skills/skill.ts";
 import type { Connection } from "./_connection.ts";
 import { cursorParam, paginate } from "./_paging.ts";

@@ -42,7 +42,7 @@ import {
 import type { ToolSchema } from "../schema.ts";
 import { checkIcons } from "./_icons.ts";
 import type { Icon } from "./icon.ts";
-import { SkillCatalog } from "../skills/_catalog.ts";
+import { SkillCatalog } from "./_skill_catalog.ts";
 import type { Skill } from "../skills/skill.ts";
 import { TASKS_EXTENSION } from "./_task_checks.ts";
 import { TaskManager } from "./_tasks.ts";

@@ -10,7 +10,7 @@ import type {
   ListedResource,
   Placed,
   ResourceTemplateDefinition,
-} from "../server/resources.ts";
+} from "./resources.ts";
 import {
   Skill,
   type SkillCacheHints,
@@ -18,7 +18,7 @@ import {
   type SkillFrontmatter,
   type SkillResource,
   SKILLS_EXTENSION,
-} from "./skill.ts";
+} from "../skills/skill.ts";
 
 /** The MIME type of a directory resource. */
 export const DIRECTORY_MIME_TYPE = "inode/directory";
