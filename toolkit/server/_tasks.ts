@@ -52,8 +52,8 @@ interface LocalRun {
   progress: string | undefined;
   /** The write of `progress` under way: one at a time, the latest wins. */
   progressWrite: Promise<void> | undefined;
-  /** Re-reads the record, for a cancel or answers another instance wrote. */
-  watcher: ReturnType<typeof setInterval> | undefined;
+  /** Stops hearing of a cancel or answers another instance writes. */
+  unwatch: (() => void) | undefined;
 }
 
 /** What a new task needs to know about the call that starts it. */
@@ -113,7 +113,7 @@ export class TaskManager {
       asked: 0,
       progress: undefined,
       progressWrite: undefined,
-      watcher: undefined,
+      unwatch: undefined,
     };
     this.#local.set(task.taskId, run);
     try {
@@ -122,12 +122,7 @@ export class TaskManager {
       this.#local.delete(task.taskId);
       throw cause;
     }
-    if (this.#shared) {
-      run.watcher = setInterval(
-        () => this.#watch(task.taskId),
-        mode.pollIntervalMs,
-      );
-    }
+    if (this.#shared) run.unwatch = this.#watchStore(task.taskId, mode);
     return createResult(task);
   }
 
@@ -328,8 +323,18 @@ export class TaskManager {
     run.abort.abort(reason);
   }
 
+  /** A store that can say when another instance wrote the task spares re-reading it. */
+  #watchStore(taskId: string, mode: TaskMode): () => void {
+    const changed = () => void this.#watch(taskId);
+    if (typeof this.#store.watch === "function") {
+      return this.#store.watch(taskId, changed);
+    }
+    const timer = setInterval(changed, mode.pollIntervalMs);
+    return () => clearInterval(timer);
+  }
+
   #forget(taskId: string, run: LocalRun): void {
-    clearInterval(run.watcher);
+    run.unwatch?.();
     for (const waiting of run.waiting.values()) {
       waiting.reject(new Error(`Task ${taskId} has ended`));
     }

@@ -58,6 +58,7 @@ export type { CallLayer, CallNext, ToolCall } from "./layer.ts";
 export type { Registration } from "./registration.ts";
 export type { Icon } from "./icon.ts";
 export type { StoredTask, TaskOptions, TaskStore } from "./tasks.ts";
+export type { NotificationBus } from "./notification_bus.ts";
 export type {
   Completer,
   ListedResource,

@@ -47,6 +47,7 @@ import type { Skill } from "../skills/skill.ts";
 import { TASKS_EXTENSION } from "./_task_checks.ts";
 import { TaskManager } from "./_tasks.ts";
 import type { TaskStore } from "./tasks.ts";
+import type { NotificationBus } from "./notification_bus.ts";
 import { checkWholeNumber } from "../_util/whole_number.ts";
 
 /** The lists that announce their changes. */
@@ -178,6 +179,15 @@ export interface ServerOptions {
    * @default {undefined}
    */
   taskStore?: TaskStore;
+  /**
+   * Carries the notifications this instance's changes cause (list changes,
+   * `resources/updated`, task status) to the other instances behind a load
+   * balancer, and theirs to this one's clients. Without one, a client hears
+   * only the changes made on the instance it listens to.
+   *
+   * @default {undefined}
+   */
+  notificationBus?: NotificationBus;
 }
 
 /**
@@ -256,6 +266,8 @@ export class ToolServer {
   #closed: Promise<void> | undefined;
   /** Resolved by `close()`, which `serve()` waits for beside its transport's end. */
   #stopRequested = Promise.withResolvers<void>();
+  #bus: NotificationBus | undefined;
+  #unsubscribe: (() => void) | undefined;
 
   /**
    * Use {@linkcode createServer} instead.
@@ -322,6 +334,8 @@ export class ToolServer {
       pageSize: this.#options.pageSize,
       skills: this.#skills,
     });
+    this.#bus = checkBus(options.notificationBus);
+    this.#unsubscribe = this.#bus?.subscribe((n) => this.#fromBus(n));
   }
 
   /**
@@ -623,7 +637,12 @@ export class ToolServer {
    * ```
    */
   async resourceUpdated(uri: string): Promise<void> {
-    await Promise.all(
+    this.#publish("notifications/resources/updated", { uri });
+    await this.#resourceUpdatedHere(uri);
+  }
+
+  #resourceUpdatedHere(uri: string): Promise<unknown> {
+    return Promise.all(
       [...this.#connections].filter((c) => c.subscriptions.has(uri)).map((c) =>
         c.session.notify("notifications/resources/updated", { uri }).catch(
           () => {},
@@ -665,6 +684,13 @@ export class ToolServer {
   #sendListChanged(): void {
     const lists = [...this.#changedLists];
     this.#changedLists.clear();
+    for (const list of lists) {
+      this.#publish(`notifications/${list}/list_changed`);
+    }
+    this.#listChangedHere(lists);
+  }
+
+  #listChangedHere(lists: readonly ListKind[]): void {
     for (const connection of this.#connections) {
       // Only a client told it may hear this: initialised, and offered the list.
       if (connection.session.clientCapabilities === undefined) continue;
@@ -679,9 +705,45 @@ export class ToolServer {
 
   /** A task's change reaches the 2026-07-28 listen streams that name its id. */
   #taskChanged(params: Record<string, unknown>): void {
+    this.#publish("notifications/tasks", params);
+    this.#taskChangedHere(params);
+  }
+
+  #taskChangedHere(params: Record<string, unknown>): void {
     for (const connection of this.#connections) {
       if (!connection.session.stateless) continue;
       connection.session.notify("notifications/tasks", params).catch(() => {});
+    }
+  }
+
+  /** Tells the other instances, if there is a bus; its failures are its own to report. */
+  #publish(method: string, params?: Record<string, unknown>): void {
+    if (this.#bus === undefined) return;
+    try {
+      Promise.resolve(
+        this.#bus.publish(
+          params === undefined ? { method } : { method, params },
+        ),
+      ).catch(() => {});
+    } catch {
+      // A bus that throws loses this notification, not the change.
+    }
+  }
+
+  /** Another instance's notification, for this instance's clients only. */
+  #fromBus(
+    { method, params }: { method: string; params?: Record<string, unknown> },
+  ): void {
+    const list = /^notifications\/(tools|prompts|resources)\/list_changed$/
+      .exec(method)?.[1] as ListKind | undefined;
+    if (list !== undefined) this.#listChangedHere([list]);
+    else if (
+      method === "notifications/resources/updated" &&
+      typeof params?.uri === "string"
+    ) {
+      this.#resourceUpdatedHere(params.uri);
+    } else if (method === "notifications/tasks" && params !== undefined) {
+      this.#taskChangedHere(params);
     }
   }
 
@@ -789,6 +851,7 @@ export class ToolServer {
   }
 
   async #shutdown(): Promise<void> {
+    this.#unsubscribe?.();
     const calls = this.#calls;
     calls.drain();
     if (calls.inFlight > 0) {
@@ -841,6 +904,20 @@ export function createServer(
   options: ServerOptions = {},
 ): ToolServer {
   return new ToolServer(info, options);
+}
+
+function checkBus(bus: unknown): NotificationBus | undefined {
+  if (bus === undefined) return undefined;
+  if (
+    typeof bus !== "object" || bus === null ||
+    typeof (bus as NotificationBus).publish !== "function" ||
+    typeof (bus as NotificationBus).subscribe !== "function"
+  ) {
+    throw new TypeError(
+      "Cannot create server: notificationBus must be an object with publish(notification) and subscribe(deliver) methods",
+    );
+  }
+  return bus as NotificationBus;
 }
 
 function checkTaskStore(store: unknown): TaskStore | undefined {

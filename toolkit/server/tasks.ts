@@ -152,4 +152,12 @@ export interface TaskStore {
   get(taskId: string): StoredTask | undefined | Promise<StoredTask | undefined>;
   /** Forgets a task (expired, or never to be read again). */
   delete(taskId: string): void | Promise<void>;
+  /**
+   * Optional, for a store shared by instances: the instance running a task
+   * calls it once the task is stored, and the store calls `changed` each
+   * time another instance writes that task (a cancel, an answer), until the
+   * function it returns is called. Without it, that instance re-reads the
+   * task every `pollIntervalMs`.
+   */
+  watch?(taskId: string, changed: () => void): () => void;
 }
