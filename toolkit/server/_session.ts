@@ -59,6 +59,8 @@ import {
   undeclared,
 } from "./_client_requests.ts";
 import { requestCapabilities, StatelessSession } from "./_stateless_session.ts";
+import { runLayered } from "./_request_layers.ts";
+import type { RequestLayer } from "./layer.ts";
 import type {
   RequestExtra,
   RequestScope,
@@ -92,6 +94,8 @@ export class Session<C = unknown> {
   #closed = false;
   /** Set once `initialize` has been answered: until then only `ping` is served. */
   #initialized = false;
+  /** The revision `initialize` negotiated. */
+  #protocolVersion: string | undefined;
   /** The verified token of the message being received, for its `Extra`. */
   authInfo: AuthInfo | undefined;
   /** Set by the first 2026-07-28 request: notifications then go to listen streams only. */
@@ -141,6 +145,11 @@ export class Session<C = unknown> {
   /** The transport's session id. */
   get sessionId(): string | undefined {
     return this.#transport.sessionId;
+  }
+
+  /** The revision `initialize` negotiated, if it has been. */
+  get protocolVersion(): string | undefined {
+    return this.#protocolVersion;
   }
 
   /** Starts the transport and begins answering. */
@@ -246,9 +255,12 @@ export class Session<C = unknown> {
     params: Record<string, unknown> | undefined,
   ): void {
     const controller = new LazyAbort();
+    const layers = this.#options.requestLayers;
     let outcome: unknown;
     try {
-      outcome = this.#run(id, method, params, controller);
+      outcome = layers === undefined || layers.length === 0
+        ? this.#run(id, method, params, controller)
+        : this.#layered(layers, id, method, params, controller);
     } catch (error) {
       this.#reply(errorAnswer(id, error), controller);
       return;
@@ -264,6 +276,27 @@ export class Session<C = unknown> {
       (result) => this.#settle(id, resultAnswer(id, result), controller),
       (error) => this.#settle(id, errorAnswer(id, error), controller),
     );
+  }
+
+  /** `#run` inside the server's request layers. */
+  #layered(
+    layers: readonly RequestLayer[],
+    id: JsonRpcId,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    controller: LazyAbort,
+  ): unknown {
+    const authInfo = this.authInfo;
+    return runLayered(layers, this, { id, method, params }, () => {
+      // A layer may serve after an await: the message's token goes with it.
+      const outer = this.authInfo;
+      this.authInfo = authInfo;
+      try {
+        return this.#run(id, method, params, controller);
+      } finally {
+        this.authInfo = outer;
+      }
+    });
   }
 
   #run(
@@ -365,6 +398,7 @@ export class Session<C = unknown> {
       unknown
     >;
     this.#transport.setProtocolVersion?.(protocolVersion);
+    this.#protocolVersion = protocolVersion;
     this.#initialized = true;
     // A client that discovered first and then chose a session gets a session's notifications.
     this.#stateless = false;

@@ -4,6 +4,7 @@
 
 import type { AuthInfo, JsonRpcId } from "../jsonrpc/types.ts";
 import type { CacheHints, RequestStateSigner } from "./_era.ts";
+import type { RequestLayer } from "./layer.ts";
 /** What a request handler learns about its request. */
 export interface RequestExtra {
   /** Aborted when the client cancels the request or the session closes. */
@@ -55,6 +56,8 @@ export interface SessionOptions<C> {
   cache?: CacheHints;
   /** Signs and checks the `requestState` of input-required results. */
   signer?: RequestStateSigner;
+  /** Middleware around every request; the server's own list, so later additions count. */
+  requestLayers?: readonly RequestLayer[];
 }
 
 /**

@@ -86,3 +86,62 @@ export type CallLayer = (
   call: ToolCall,
   next: CallNext,
 ) => CallToolResult | Promise<CallToolResult>;
+
+/**
+ * Middleware around every request a session receives (every method:
+ * `initialize`, `tools/list`, `resources/read`, …, of either era), for what
+ * watches requests rather than tool calls: tracing, metrics, access logs.
+ * Add it with `server.use({ request })`; request layers run in the order
+ * added, outside the call layers.
+ *
+ * `next()` serves the request (the later layers, then the method) and gives
+ * its result, or a promise of it; it throws (or rejects with) what is
+ * answered as a JSON-RPC error: an error with a numeric `code` keeps it,
+ * anything else is -32603. Return its outcome as it is (a layer that waits
+ * returns a promise); a request layer observes, and should not answer by
+ * itself. `request.params` is the request's own object: read `_meta` and
+ * the names in it, never change it.
+ *
+ * @example Count JSON-RPC errors per method
+ * ```ts
+ * import { createServer } from "@forge/toolkit";
+ * import type { RequestLayer } from "@forge/toolkit/server";
+ *
+ * const errors = new Map<string, number>();
+ * const countErrors: RequestLayer = (request, next) => {
+ *   const failed = () => errors.set(request.method, (errors.get(request.method) ?? 0) + 1);
+ *   try {
+ *     const outcome = next();
+ *     if (outcome instanceof Promise) outcome.catch(failed);
+ *     return outcome;
+ *   } catch (cause) {
+ *     failed();
+ *     throw cause;
+ *   }
+ * };
+ * const server = createServer({ name: "s", version: "1" });
+ * server.use({ request: countErrors });
+ * ```
+ */
+export type RequestLayer = (
+  request: {
+    /** The JSON-RPC method. */
+    readonly method: string;
+    /** The request's params as sent; `undefined` when it sent none (or not an object). */
+    readonly params: Readonly<Record<string, unknown>> | undefined;
+    /** The JSON-RPC request id. */
+    readonly id: string | number;
+    /** The transport's session id (Streamable HTTP with sessions), if any. */
+    readonly sessionId: string | undefined;
+    /**
+     * The protocol revision the request speaks: a 2026-07-28 request's
+     * `_meta` one, or the one `initialize` negotiated (`undefined` before;
+     * read once `initialize` itself has answered, the one it chose).
+     */
+    readonly protocolVersion: string | undefined;
+  },
+  next: () => unknown,
+) => unknown;
+
+/** One request as a {@linkcode RequestLayer} sees it. */
+export type IncomingRequest = Parameters<RequestLayer>[0];

@@ -54,7 +54,7 @@ export type {
   ToolLogger,
   UrlElicitationParams,
 } from "./context.ts";
-export type { CallLayer, CallNext, ToolCall } from "./layer.ts";
+export type { CallLayer, CallNext, RequestLayer, ToolCall } from "./layer.ts";
 export type { Registration } from "./registration.ts";
 export type { Icon } from "./icon.ts";
 export type { StoredTask, TaskOptions, TaskStore } from "./tasks.ts";

@@ -18,7 +18,7 @@ import { StdioTransport, type StdioTransportOptions } from "../stdio/stdio.ts";
 import { CallPipeline } from "./_call.ts";
 import type { Connection } from "./_connection.ts";
 import { redirectConsole } from "./_console.ts";
-import type { CallLayer } from "./layer.ts";
+import type { CallLayer, RequestLayer } from "./layer.ts";
 import { type PromptDefinition, PromptRegistry } from "./prompts.ts";
 import {
   type ResourceDefinition,
@@ -258,6 +258,8 @@ export class ToolServer {
   #prompts = new PromptRegistry();
   #skills = new SkillCatalog();
   #calls: CallPipeline;
+  /** Request layers, shared with every session (so later additions count). */
+  #requestLayers: RequestLayer[] = [];
   #routes: ReturnType<typeof buildRouter>;
   #connections = new Set<Connection>();
   #rootsListeners = new Set<(change: RootsChange) => void>();
@@ -385,14 +387,35 @@ export class ToolServer {
    * });
    * server.tool({ name: "ping", description: "Answers pong", handler: () => text("pong") });
    * ```
+   *
+   * Give `{ request, call }` to add a {@linkcode RequestLayer}, which runs
+   * around every request of every method (tracing, metrics), with or
+   * without a call layer; `@forge/toolkit/otel`'s `otel()` is one.
    */
-  use(layer: CallLayer): this {
-    if (typeof layer !== "function") {
+  use(layer: CallLayer | { request?: RequestLayer; call?: CallLayer }): this {
+    if (typeof layer === "function") {
+      this.#calls.use(layer);
+      return this;
+    }
+    if (typeof layer !== "object" || layer === null) {
       throw new TypeError(
-        `Cannot use layer: expected a function (call, next) => result, got ${typeof layer}`,
+        `Cannot use layer: expected a function (call, next) => result, got ${
+          layer === null ? "null" : typeof layer
+        }`,
       );
     }
-    this.#calls.use(layer);
+    const { request, call } = layer;
+    if (
+      (request ?? call) === undefined ||
+      (request !== undefined && typeof request !== "function") ||
+      (call !== undefined && typeof call !== "function")
+    ) {
+      throw new TypeError(
+        "Cannot use layers: expected { request?, call? } with at least one function",
+      );
+    }
+    if (request !== undefined) this.#requestLayers.push(request);
+    if (call !== undefined) this.#calls.use(call);
     return this;
   }
 
@@ -440,6 +463,7 @@ export class ToolServer {
       info: { ...this.info },
       capabilities,
       handlers: this.#routes,
+      requestLayers: this.#requestLayers,
       context: connection,
       ...(this.#options.instructions === undefined
         ? {}
