@@ -57,6 +57,9 @@ export class RunningGate {
   #gatekeeper: Gatekeeper;
   #resolveFinished!: (code: number) => void;
   #closing: Promise<number> | undefined;
+  // Aborted when close() comes during a shutdown that the host's EOF began:
+  // the host is signalling now, and the waits are over.
+  #hurry = new AbortController();
 
   constructor(child: ServerProcess, options: RunningGateOptions) {
     this.#child = child;
@@ -102,6 +105,10 @@ export class RunningGate {
   }
 
   close(): Promise<number> {
+    if (this.#closing !== undefined) {
+      this.#pending.refuse(SHUTTING_DOWN);
+      this.#hurry.abort();
+    }
     return this.#shutdown("close");
   }
 
@@ -123,15 +130,24 @@ export class RunningGate {
       // A probe the server never answers must not hold the shutdown: after
       // graceMs the calls still being decided are refused.
       let timer: ReturnType<typeof setTimeout> | undefined;
+      const hurry = this.#hurry.signal;
+      const hurried = new Promise((resolve) =>
+        hurry.addEventListener("abort", resolve, { once: true })
+      );
       await Promise.race([
         this.#pending.settled(),
         new Promise((resolve) => timer = setTimeout(resolve, this.#graceMs)),
+        hurried,
       ]);
       clearTimeout(timer);
       this.#pending.refuse(SHUTTING_DOWN);
       await this.#relay.flushed();
       await this.#child.closeStdin();
-      await stopServer(this.#child, { graceMs: this.#graceMs, log: this.#log });
+      await stopServer(this.#child, {
+        graceMs: this.#graceMs,
+        log: this.#log,
+        hurry,
+      });
       return await this.finished;
     })();
     return this.#closing;
@@ -145,6 +161,8 @@ export class RunningGate {
       new Promise((resolve) => timer = setTimeout(resolve, DRAIN_MS)),
     ]);
     clearTimeout(timer);
+    // Whatever the server left in its process group goes with it.
+    this.#child.dispose();
     const exit = serverExit(status, this.#relay.markDone());
     if (exit.logLine !== undefined) this.#log(exit.logLine);
     const error = { code: RPC_ERROR.CONNECTION_CLOSED, message: exit.reason };

@@ -5,8 +5,12 @@
 
 import type { ServerProcess } from "./_server_process.ts";
 
-/** How long after SIGTERM a server that still runs gets SIGKILL. */
-const KILL_AFTER_MS = 2000;
+/**
+ * How long after SIGTERM a server that still runs gets SIGKILL: short, so
+ * that a host that closes the usual way (EOF, 2 s, SIGTERM, 2 s, SIGKILL)
+ * sees its gate stop its server before it kills the gate.
+ */
+const KILL_AFTER_MS = 1000;
 
 /** Options for {@linkcode stopServer}. */
 export interface StopOptions {
@@ -14,6 +18,8 @@ export interface StopOptions {
   graceMs: number;
   /** The gate's own lines. */
   log: (line: string) => void;
+  /** Ends the grace at once when aborted (the host is signalling the gate). */
+  hurry?: AbortSignal;
 }
 
 /** Waits for a server whose stdin is closed to exit, signalling it when it takes too long. */
@@ -23,16 +29,26 @@ export async function stopServer(
 ): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const exited = child.status.then(() => true);
+  const { hurry } = options;
+  let onHurry: (() => void) | undefined;
   const waited = (ms: number) =>
     Promise.race([
       exited,
-      new Promise<false>((resolve) =>
-        timer = setTimeout(() => resolve(false), ms)
-      ),
-    ]).finally(() => clearTimeout(timer));
+      new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), ms);
+        if (hurry?.aborted) resolve(false);
+        onHurry = () => resolve(false);
+        hurry?.addEventListener("abort", onHurry, { once: true });
+      }),
+    ]).finally(() => {
+      clearTimeout(timer);
+      if (onHurry !== undefined) hurry?.removeEventListener("abort", onHurry);
+    });
   if (!(await waited(options.graceMs))) {
     options.log(
-      `the server did not exit within ${options.graceMs} ms of its stdin closing: sending SIGTERM`,
+      hurry?.aborted
+        ? "the gate was told to stop while the server was stopping: sending SIGTERM"
+        : `the server did not exit within ${options.graceMs} ms of its stdin closing: sending SIGTERM`,
     );
     signal(child, "SIGTERM");
     if (!(await waited(KILL_AFTER_MS))) signal(child, "SIGKILL");

@@ -40,6 +40,7 @@ function fakeServer() {
     stdout: new ReadableStream(),
     stdin: new WritableStream(),
     closeStdin: () => Promise.resolve(),
+    dispose: () => {},
     status: new Promise((resolve) => exit = resolve),
     kill(signal) {
       signals.push(signal);

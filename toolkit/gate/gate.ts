@@ -92,9 +92,10 @@ export interface GateOptions {
   env?: Record<string, string>;
   /**
    * How long the server may take to exit once its stdin is closed, before
-   * it is sent `SIGTERM` (and `SIGKILL` two seconds later).
+   * it is sent `SIGTERM` (and `SIGKILL` one second later): short enough for
+   * a host that sends the gate SIGTERM 2 s after closing its stdin.
    *
-   * @default {5000}
+   * @default {1000}
    */
   graceMs?: number;
   /**
@@ -205,7 +206,7 @@ export async function startGate(
       }`,
     );
   }
-  const graceMs = options.graceMs ?? 5000;
+  const graceMs = options.graceMs ?? 1000;
   if (!Number.isFinite(graceMs) || graceMs < 0) {
     throw new RangeError(
       `Cannot start the gate: graceMs must be a number of milliseconds >= 0, got ${graceMs}`,

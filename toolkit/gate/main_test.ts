@@ -4,12 +4,14 @@ import assert from "node:assert/strict";
 import {
   alive,
   callTool,
-  childrenOf,
   HELLO_COMMAND,
+  serverOf,
   startGateProcess,
+  STUBBORN_COMMAND,
   textOf,
   writeAtomic,
 } from "./testdata/gate_process.ts";
+import { until } from "../testing/_until.ts";
 
 const MAIN = new URL("./main.ts", import.meta.url).pathname;
 
@@ -160,7 +162,7 @@ Deno.test("gate stops both processes on SIGTERM", async () => {
       textOf(await callTool(gate, "hello", { name: "T" })),
       "Hello, T!",
     );
-    const [server] = await childrenOf(gate.pid);
+    const server = await serverOf(gate.pid);
     assert.ok(server !== undefined && await alive(server), "no server process");
     gate.kill("SIGTERM");
     const status = await gate.status;
@@ -198,6 +200,74 @@ Deno.test("gate answers calls still in flight at host EOF before exiting", async
     const answer = gate.messages.find((m) => m.id === 9);
     assert.equal(textOf(answer!), "Wrote 1 byte to late.txt");
   } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** A wait whose length is what the test is about: a host's timing. */
+function hostWaits(ms: number, done: Promise<unknown>): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    done.then(() => true),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+async function stubbornGate(dir: string) {
+  const policy = `${dir}/policy.yaml`;
+  await Deno.writeTextFile(policy, "unprobed: allow\n");
+  const gate = await startGateProcess(["--policy", policy], STUBBORN_COMMAND);
+  const server = await serverOf(gate.pid);
+  assert.ok(server !== undefined, "no server process");
+  const child = (gate.initializeResult?.serverInfo as { child: number }).child;
+  assert.ok(await alive(child), "the server's own child is not running");
+  return { gate, server, child };
+}
+
+/** Kills what a failed test left running, so that the gate's output ends. */
+async function cleanUp(pids: readonly number[]): Promise<void> {
+  for (const pid of pids) {
+    if (await alive(pid)) Deno.kill(pid, "SIGKILL");
+  }
+}
+
+Deno.test("a host that closes the usual way leaves no server behind, even one that ignores EOF and SIGTERM", async () => {
+  const dir = await Deno.makeTempDir();
+  const { gate, server, child } = await stubbornGate(dir);
+  try {
+    // The SDK's client: end stdin, 2 s, SIGTERM, 2 s, SIGKILL. These waits
+    // are the host's timing, which is what is under test.
+    const closed = gate.close();
+    if (!await hostWaits(2000, gate.status)) {
+      gate.kill("SIGTERM");
+      if (!await hostWaits(2000, gate.status)) gate.kill("SIGKILL");
+    }
+    const status = await gate.status;
+    assert.notEqual(status.signal, "SIGKILL", "the host had to kill the gate");
+    assert.match(gate.stderr, /sending SIGTERM/);
+    assert.equal(await alive(server), false, "the server outlived the gate");
+    await until("the server's child to go", async () => !await alive(child));
+    await closed;
+  } finally {
+    await cleanUp([server, child]);
+    await gate.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the server dies with a gate killed with SIGKILL", async () => {
+  const dir = await Deno.makeTempDir();
+  const { gate, server, child } = await stubbornGate(dir);
+  try {
+    gate.kill("SIGKILL");
+    assert.equal((await gate.status).signal, "SIGKILL");
+    await until("the server to go", async () => !await alive(server));
+    await until("the server's child to go", async () => !await alive(child));
+  } finally {
+    await cleanUp([server, child]);
+    await gate.close();
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -8,6 +8,7 @@ const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const HELLO = new URL("../../../examples/hello-tool/main.ts", import.meta.url)
   .pathname;
 const FAKE = new URL("./fake_server.ts", import.meta.url).pathname;
+const STUBBORN = new URL("./stubborn_server.ts", import.meta.url).pathname;
 
 /** The command that runs hello-tool. */
 export const HELLO_COMMAND: readonly string[] = [
@@ -24,6 +25,14 @@ export const FAKE_COMMAND: readonly string[] = [
   Deno.execPath(),
   "run",
   FAKE,
+];
+
+/** The command that runs a server that ignores EOF and SIGTERM (stubborn_server.ts). */
+export const STUBBORN_COMMAND: readonly string[] = [
+  Deno.execPath(),
+  "run",
+  "--allow-run=sleep",
+  STUBBORN,
 ];
 
 // deno-lint-ignore no-explicit-any
@@ -135,4 +144,17 @@ export async function alive(pid: number): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** The gate's server among its children (the other is its watchdog, a /bin/sh). */
+export async function serverOf(gatePid: number): Promise<number | undefined> {
+  for (const pid of await childrenOf(gatePid)) {
+    try {
+      const cmdline = await Deno.readTextFile(`/proc/${pid}/cmdline`);
+      if (!cmdline.startsWith("/bin/sh\0")) return pid;
+    } catch {
+      // It exited while we looked.
+    }
+  }
+  return undefined;
 }
