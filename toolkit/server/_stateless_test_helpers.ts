@@ -164,8 +164,7 @@ export async function connectStateless(
         arguments: args,
         ...(meta === undefined ? {} : { _meta: meta }),
       }) as CallToolResult & Record<string, unknown>,
-    listTools: async () =>
-      (await request("tools/list")).tools as ListedTool[],
+    listTools: async () => (await request("tools/list")).tools as ListedTool[],
     listen: async (filter) => {
       const { id } = send("subscriptions/listen", { notifications: filter });
       await until(

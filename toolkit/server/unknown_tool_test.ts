@@ -65,6 +65,6 @@ Deno.test("a result that breaks the output schema says what it got, as argument 
   assert.equal(failed.code, -32603);
   assert.equal(
     failed.message,
-    'Tool count failed: invalid result: structuredContent does not match the output schema: count: expected number, got string',
+    "Tool count failed: invalid result: structuredContent does not match the output schema: count: expected number, got string",
   );
 });
