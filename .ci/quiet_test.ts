@@ -5,6 +5,7 @@
 // other line through (failures, their errors, the closing
 // `ok | N passed | N failed` summary) and exits with deno's own status.
 
+// deno-lint-ignore no-control-regex -- the dots come wrapped in colour codes
 const DOT_LINE = /^(?:\x1b\[[0-9;]*m)*[.!](?:\x1b\[[0-9;]*m)*$/;
 
 const child = new Deno.Command(Deno.execPath(), {

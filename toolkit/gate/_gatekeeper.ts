@@ -7,7 +7,6 @@
 
 import { RPC_ERROR } from "../jsonrpc/mod.ts";
 import { META_PERMISSION_PATTERNS } from "../patterns/probe_meta.ts";
-import type { Decision } from "../policy/mod.ts";
 import { isRecord, jsonType } from "../_util/json_type.ts";
 import type { ApprovalRound, ApprovalRounds } from "./_approval_round.ts";
 import type { AuditLog, AuditOutcome, AuditRecord } from "./_audit.ts";
