@@ -17,6 +17,7 @@ import {
   type ToolContext,
   type ToolServer,
 } from "@forge/toolkit";
+import { otel } from "@forge/toolkit/otel";
 import { z } from "zod";
 import { registerRevision2026Tools } from "./revision_2026.ts";
 import { registerSkills } from "./skills.ts";
@@ -513,6 +514,8 @@ export function createEverythingServer(
       "A test server: every tool, resource and prompt exists to exercise one MCP feature.",
     ...options,
   });
+  // A span per request; exported only under OTEL_DENO=true (docs/observability.md).
+  server.use(otel());
   registerContentTools(server);
   registerStreamingTools(server);
   registerElicitationTools(server);

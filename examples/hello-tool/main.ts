@@ -25,6 +25,7 @@
 import { env, EnvError, readEnv } from "@forge/toolkit/env";
 import { ConfigError, watchConfig } from "@forge/toolkit/configreload";
 import { streamableHttp } from "@forge/toolkit/http";
+import { otel } from "@forge/toolkit/otel";
 import { z } from "zod";
 import { parseCommandLine, USAGE, UsageError } from "./cli.ts";
 import { createHelloServer, SERVER_INFO } from "./server.ts";
@@ -115,6 +116,10 @@ async function main(args: readonly string[]): Promise<number> {
     root,
     greeting: () => config.greeting(),
   });
+  // A span per request; exported only under OTEL_DENO=true (docs/observability.md).
+  server.use(
+    otel({ networkTransport: command.kind === "http" ? "tcp" : "pipe" }),
+  );
 
   if (command.kind === "http") {
     const { hostname, port } = command.address;
