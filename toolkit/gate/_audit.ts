@@ -1,9 +1,14 @@
-// Internal: the audit log, one JSON line per decided call, appended and
-// written through (no buffer of its own) line by line, in order.
+// Internal: the audit log, one JSON line per decided call (and per tool
+// that changed since it was pinned), appended and written through (no
+// buffer of its own) line by line, in order. Each line ends with `prev`,
+// the SHA-256 of the line before it as it stands in the file, so that an
+// edited, removed or reordered line breaks the chain (_audit_verify.ts).
+// A log the gate continues starts from its last line.
 
 import type { Decision } from "../policy/mod.ts";
+import { sha256Hex } from "../../configreload/_sha256_hex.ts";
 
-/** One line of the audit log. Never an argument value. */
+/** One line of the audit log for a call. Never an argument value. */
 export interface AuditRecord {
   /** When the call was decided, ISO 8601. */
   time: string;
@@ -23,6 +28,22 @@ export interface AuditRecord {
   elapsedMs: number;
 }
 
+/** One line of the audit log for a tool whose definition differs from its pin. */
+export interface AuditToolEvent {
+  /** When the gate saw it, ISO 8601. */
+  time: string;
+  /** `tool-changed` (pinned, now different) or `tool-added` (new since the pins). */
+  event: "tool-changed" | "tool-added";
+  /** The tool's name. */
+  tool: string;
+  /** The fields that differ from the pin (every field for a new tool). */
+  fields: readonly string[];
+  /** What the gate does with it: withheld, listed and asked, or pinned. */
+  action: "withheld" | "ask" | "pinned";
+  /** The digest of the definition seen now. */
+  digest: string;
+}
+
 /** What became of a decided call. */
 export type AuditOutcome =
   | "forwarded"
@@ -32,22 +53,44 @@ export type AuditOutcome =
   | "cancelled"
   | "refused"
   | "probe-error"
-  | "invalid-params";
+  | "invalid-params"
+  | "withheld";
+
+/** Where the gate's audit lines go: {@linkcode AuditLog}, or a test's. */
+export interface AuditSink {
+  /** Appends one line; resolves once it is written (or failed, reported). */
+  write(record: AuditRecord | AuditToolEvent): Promise<void>;
+  /** Writes what is queued and closes. */
+  close(): Promise<void>;
+}
+
+/** The `prev` of a log's first line. */
+export const AUDIT_START = "0".repeat(64);
+
+/** How much of an existing log's end is read to find its last line. */
+const TAIL_BYTES = 1 << 16;
+const NEWLINE = 0x0a;
 
 /** Appends records to a file; a write failure is reported once, and logging goes on. */
-export class AuditLog {
+export class AuditLog implements AuditSink {
   #file: Deno.FsFile;
   #queue: Promise<void> = Promise.resolve();
   #encoder = new TextEncoder();
   #onError: (error: unknown) => void;
   #failed = false;
+  #prev: string;
 
-  private constructor(file: Deno.FsFile, onError: (error: unknown) => void) {
+  private constructor(
+    file: Deno.FsFile,
+    prev: string,
+    onError: (error: unknown) => void,
+  ) {
     this.#file = file;
+    this.#prev = prev;
     this.#onError = onError;
   }
 
-  /** Opens (creating) `path` for appending. */
+  /** Opens (creating) `path` for appending, the chain continuing from its last line. */
   static async open(
     path: string,
     onError: (error: unknown) => void,
@@ -57,18 +100,33 @@ export class AuditLog {
       create: true,
       write: true,
     });
-    return new AuditLog(file, onError);
+    try {
+      const { last, complete } = await lastLine(path);
+      // A line cut short (the gate died while writing it) is closed, so the
+      // next one starts on a line of its own; verify reports it.
+      if (!complete) await writeAll(file, new Uint8Array([NEWLINE]));
+      const prev = last === undefined ? AUDIT_START : await sha256Hex(last);
+      return new AuditLog(file, prev, onError);
+    } catch (error) {
+      file.close();
+      throw error;
+    }
   }
 
-  /** Queues one line; lines are written in the order given. */
-  write(record: AuditRecord): Promise<void> {
-    const bytes = this.#encoder.encode(JSON.stringify(record) + "\n");
+  /**
+   * Queues one line; lines are written in the order given, and the promise
+   * resolves once this one is in the file (handed to the system, so a gate
+   * killed afterwards cannot lose it).
+   */
+  write(record: AuditRecord | AuditToolEvent): Promise<void> {
     this.#queue = this.#queue.then(async () => {
       try {
-        let written = 0;
-        while (written < bytes.length) {
-          written += await this.#file.write(bytes.subarray(written));
-        }
+        const line = this.#encoder.encode(
+          JSON.stringify({ ...record, prev: this.#prev }),
+        );
+        const digest = sha256Hex(line);
+        await writeAll(this.#file, withNewline(line));
+        this.#prev = await digest;
       } catch (error) {
         if (!this.#failed) this.#onError(error);
         this.#failed = true;
@@ -85,5 +143,53 @@ export class AuditLog {
     } catch {
       // Already closed.
     }
+  }
+}
+
+async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
+  let written = 0;
+  while (written < bytes.length) {
+    written += await file.write(bytes.subarray(written));
+  }
+}
+
+function withNewline(line: Uint8Array): Uint8Array {
+  const bytes = new Uint8Array(line.length + 1);
+  bytes.set(line);
+  bytes[line.length] = NEWLINE;
+  return bytes;
+}
+
+/**
+ * The last line of the file at `path` (without its newline), `undefined`
+ * for an empty file or one that is not a regular file; `complete` is false
+ * when the file does not end with a newline.
+ */
+async function lastLine(
+  path: string,
+): Promise<{ last: Uint8Array | undefined; complete: boolean }> {
+  const info = await Deno.stat(path);
+  if (!info.isFile || info.size === 0) {
+    return { last: undefined, complete: true };
+  }
+  using file = await Deno.open(path, { read: true });
+  let size = Math.min(info.size, TAIL_BYTES);
+  for (;;) {
+    const tail = new Uint8Array(size);
+    await file.seek(info.size - size, Deno.SeekMode.Start);
+    let read = 0;
+    while (read < size) {
+      const n = await file.read(tail.subarray(read));
+      if (n === null) break;
+      read += n;
+    }
+    const complete = tail[size - 1] === NEWLINE;
+    const end = complete ? size - 1 : size;
+    const start = tail.lastIndexOf(NEWLINE, end - 1) + 1;
+    if (start > 0 || size === info.size) {
+      return { last: tail.slice(start, end), complete };
+    }
+    // One line longer than the tail read: read more.
+    size = Math.min(info.size, size * 4);
   }
 }

@@ -9,7 +9,7 @@ import { RPC_ERROR } from "../jsonrpc/mod.ts";
 import { META_PERMISSION_PATTERNS } from "../patterns/probe_meta.ts";
 import { isRecord, jsonType } from "../_util/json_type.ts";
 import type { ApprovalRound, ApprovalRounds } from "./_approval_round.ts";
-import type { AuditLog, AuditOutcome, AuditRecord } from "./_audit.ts";
+import type { AuditOutcome, AuditRecord, AuditSink } from "./_audit.ts";
 import {
   probedVerdict,
   toolVerdict,
@@ -45,7 +45,7 @@ export interface GatekeeperOptions {
   /** The server's tools, as far as seen. */
   tools: ToolList;
   /** Where each decided call is recorded. */
-  audit: AuditLog | undefined;
+  audit: AuditSink | undefined;
   /** The gate's own lines. */
   log: (line: string) => void;
   /** The approvals asked of 2026-07-28 hosts. */
@@ -70,7 +70,7 @@ export class Gatekeeper {
   #pending: PendingCalls;
   #tools: ToolList;
   #source: PolicySource;
-  #audit: AuditLog | undefined;
+  #audit: AuditSink | undefined;
   #log: (line: string) => void;
   #hostCanElicit = false;
   #rounds: ApprovalRounds;
@@ -216,7 +216,7 @@ export class Gatekeeper {
     progress.verdict = verdict;
     const record = (outcome: AuditOutcome) => {
       progress.recorded = true;
-      this.#record({
+      return this.#record({
         tool: name,
         patterns: verdict.patterns,
         decision: verdict.decision,
@@ -227,7 +227,9 @@ export class Gatekeeper {
     };
     const approved = probed ? verdict.patterns : undefined;
     if (verdict.decision === "allow") {
-      record("forwarded");
+      // On disk before the server sees the call: a gate killed in between
+      // leaves no call run without its line.
+      await record("forwarded");
       this.#forwardCall(call, message, approved, round);
       return;
     }
@@ -270,7 +272,7 @@ export class Gatekeeper {
       action = await this.#elicit(call, question);
     }
     if (action === "accept") {
-      record("approved");
+      await record("approved");
       this.#forwardCall(call, message, approved, round);
       return;
     }
@@ -325,13 +327,15 @@ export class Gatekeeper {
     );
   }
 
+  /** Writes the call's audit line; resolves once it is in the file. */
   #record(
     fields: Omit<AuditRecord, "time" | "elapsedMs">,
     started: number,
-  ): void {
+  ): Promise<void> {
     const elapsedMs = Math.round((performance.now() - started) * 1000) / 1000;
     const { tool, patterns, decision, outcome, rule, unlisted } = fields;
-    this.#audit?.write({
+    if (this.#audit === undefined) return Promise.resolve();
+    return this.#audit.write({
       time: new Date().toISOString(),
       tool,
       patterns,

@@ -5,7 +5,7 @@
 
 import { RPC_ERROR } from "../jsonrpc/mod.ts";
 import { ApprovalRounds } from "./_approval_round.ts";
-import type { AuditLog } from "./_audit.ts";
+import type { AuditSink } from "./_audit.ts";
 import { Gatekeeper } from "./_gatekeeper.ts";
 import { messageOf } from "./_log.ts";
 import { PendingCalls } from "./_pending_calls.ts";
@@ -24,7 +24,7 @@ export interface RunningGateOptions {
   /** The policy in force. */
   source: PolicySource;
   /** Where each decided call is recorded. */
-  audit: AuditLog | undefined;
+  audit: AuditSink | undefined;
   /** The gate's own lines. */
   log: (line: string) => void;
   /** How long the server, and calls still being decided, get to finish. */
@@ -48,7 +48,7 @@ export class RunningGate {
 
   #child: ServerProcess;
   #source: PolicySource;
-  #audit: AuditLog | undefined;
+  #audit: AuditSink | undefined;
   #log: (line: string) => void;
   #graceMs: number;
   #relay: Relay;

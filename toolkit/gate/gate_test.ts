@@ -256,6 +256,7 @@ Deno.test("gate decides hello-tool's calls by the policy", async (t) => {
             "outcome",
             "rule",
             "elapsedMs",
+            "prev",
           ],
         );
         assert.equal(new Date(record.time).toISOString(), record.time);

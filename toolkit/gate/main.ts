@@ -3,9 +3,13 @@
 // `finished` (see gate.ts). Stdout carries JSON-RPC only.
 
 import { parseCommandLine, USAGE, UsageError } from "./_cli.ts";
+import { auditCommand } from "./_audit_command.ts";
 import { startGate } from "./gate.ts";
 
 async function main(args: readonly string[]): Promise<number> {
+  // `deno task gate -- audit verify FILE` passes its own "--" through.
+  const rest = args[0] === "--" ? args.slice(1) : args;
+  if (rest[0] === "audit") return await auditCommand(rest.slice(1));
   let line;
   try {
     line = parseCommandLine(args);

@@ -1,0 +1,71 @@
+// `gate audit verify FILE` as a real process: 0 for an intact log, 1
+// naming the first broken line, 2 for a bad command line.
+
+import assert from "node:assert/strict";
+import { AuditLog } from "./_audit.ts";
+
+const MAIN = new URL("./main.ts", import.meta.url).pathname;
+
+async function run(args: string[]) {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, ...args],
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr: decoder.decode(output.stderr),
+  };
+}
+
+Deno.test("audit verify passes an intact log and names the first edited line", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gate-verify-" });
+  const path = `${dir}/audit.jsonl`;
+  const log = await AuditLog.open(path, (error) => {
+    throw error;
+  });
+  for (const decision of ["allow", "deny", "allow"] as const) {
+    await log.write({
+      time: "2026-12-03T12:00:00.000Z",
+      tool: "write_file",
+      patterns: ["write:a"],
+      decision,
+      outcome: decision === "allow" ? "forwarded" : "denied",
+      rule: null,
+      elapsedMs: 1,
+    });
+  }
+  await log.close();
+
+  const intact = await run(["audit", "verify", path]);
+  assert.equal(intact.code, 0, intact.stderr);
+  assert.equal(intact.stdout, `${path}: 3 lines, chain intact\n`);
+  // `deno task gate -- audit verify FILE` passes its "--" through.
+  assert.equal((await run(["--", "audit", "verify", path])).code, 0);
+
+  const text = await Deno.readTextFile(path);
+  await Deno.writeTextFile(
+    path,
+    text.replace(
+      '"decision":"deny","outcome":"denied"',
+      '"decision":"allow","outcome":"forwarded"',
+    ),
+  );
+  const edited = await run(["audit", "verify", path]);
+  assert.equal(edited.code, 1);
+  assert.equal(
+    edited.stderr,
+    `forge gate: ${path}: line 3: its prev does not match line 2: line 2 was edited, or lines were removed between lines 2 and 3\n`,
+  );
+
+  const bad = await run(["audit", "check", path]);
+  assert.equal(bad.code, 2);
+  const missing = await run(["audit", "verify", `${dir}/nope.jsonl`]);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /Cannot read the audit log/);
+  await Deno.remove(dir, { recursive: true });
+});
