@@ -6,21 +6,25 @@
  * deno run -A examples/everything/main.ts                       # stdio
  * deno run -A examples/everything/main.ts --http 127.0.0.1:3000 # http://127.0.0.1:3000/mcp
  * deno run -A examples/everything/main.ts --http 3000 --stateless
+ * deno run -A examples/everything/main.ts --http 3000 --redis redis://127.0.0.1:6379
  * ```
  *
- * Instances behind a load balancer share the key that signs 2026-07-28
- * multi-round request state, so that one can resume a request another
- * began: set `EVERYTHING_REQUEST_STATE_KEY` to the same Base64 of at least
- * 32 random bytes in each (`openssl rand -base64 32`). Tasks are kept in
- * memory unless `EVERYTHING_TASK_DIR` names a directory the instances
- * share (one JSON file per task), so that any of them can answer a poll.
+ * Instances behind a load balancer (`nginx.conf` beside this file) share
+ * the key that signs 2026-07-28 multi-round request state, so that one can
+ * resume a request another began: set `EVERYTHING_REQUEST_STATE_KEY` to the
+ * same Base64 of at least 32 random bytes in each (`openssl rand -base64
+ * 32`). With `--redis URL` they also share their tasks (any of them answers
+ * a poll, an answer or a cancel) and their notifications (a listen stream
+ * on one hears a list change made through another); without it, tasks are
+ * kept in memory and the Redis client is never loaded.
+ * `EVERYTHING_LEASE_MS` sets how soon the task of a stopped instance is
+ * marked failed (default 10000).
  *
  * @module
  */
 
 import { streamableHttp } from "@forge/toolkit/http";
 import { createEverythingServer } from "./server.ts";
-import { fileTaskStore } from "./_file_task_store.ts";
 
 /** What the command line asked for. */
 export interface Command {
@@ -28,13 +32,15 @@ export interface Command {
   http?: { hostname: string; port: number };
   /** Serve HTTP without sessions. */
   stateless: boolean;
+  /** Share tasks and notifications through the Redis at this URL. */
+  redis?: string;
 }
 
 /** The variable that holds the shared `requestStateKey`, in Base64. */
 export const REQUEST_STATE_KEY_VARIABLE = "EVERYTHING_REQUEST_STATE_KEY";
 
-/** The variable that names a task directory the instances share. */
-export const TASK_DIR_VARIABLE = "EVERYTHING_TASK_DIR";
+/** The variable that sets the task lease with `--redis`, in milliseconds. */
+export const LEASE_MS_VARIABLE = "EVERYTHING_LEASE_MS";
 
 /**
  * Decodes the `requestStateKey` from its variable's value; `undefined` when
@@ -57,7 +63,7 @@ export function decodeRequestStateKey(
 }
 
 const USAGE =
-  "Usage: main.ts [--http [host:]port] [--stateless]\n  --http [host:]port  serve Streamable HTTP at http://host:port/mcp (host defaults to 127.0.0.1)\n  --stateless         with --http: no sessions, each request served on its own";
+  "Usage: main.ts [--http [host:]port] [--stateless] [--redis URL]\n  --http [host:]port  serve Streamable HTTP at http://host:port/mcp (host defaults to 127.0.0.1)\n  --stateless         with --http: no sessions, each request served on its own\n  --redis URL         with --http: tasks and notifications shared through Redis (redis://host:port)";
 
 /** Parses the command line; a `TypeError` names what was wrong. */
 export function parseArgs(args: readonly string[]): Command {
@@ -65,7 +71,19 @@ export function parseArgs(args: readonly string[]): Command {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === "--stateless") command.stateless = true;
-    else if (arg === "--http" || arg.startsWith("--http=")) {
+    else if (arg === "--redis" || arg.startsWith("--redis=")) {
+      const value = arg === "--redis"
+        ? args[++i]
+        : arg.slice("--redis=".length);
+      if (value === undefined || !/^rediss?:\/\/./.test(value)) {
+        throw new TypeError(
+          `Invalid arguments: --redis expects a redis://host:port URL, got ${
+            value === undefined ? "nothing" : JSON.stringify(value)
+          }`,
+        );
+      }
+      command.redis = value;
+    } else if (arg === "--http" || arg.startsWith("--http=")) {
       const value = arg === "--http" ? args[++i] : arg.slice("--http=".length);
       if (value === undefined) {
         throw new TypeError("Invalid arguments: --http needs [host:]port");
@@ -77,6 +95,9 @@ export function parseArgs(args: readonly string[]): Command {
   }
   if (command.stateless && command.http === undefined) {
     throw new TypeError("Invalid arguments: --stateless needs --http");
+  }
+  if (command.redis !== undefined && command.http === undefined) {
+    throw new TypeError("Invalid arguments: --redis needs --http");
   }
   return command;
 }
@@ -108,14 +129,19 @@ if (import.meta.main) {
   }
   let server;
   try {
-    const taskDir = Deno.env.get(TASK_DIR_VARIABLE);
+    // Imported only when asked for: a stdio server never loads the client.
+    const redis = command.redis === undefined
+      ? undefined
+      : await (await import("@forge/toolkit/redis")).connectRedis(
+        command.redis,
+        { leaseMs: Number(Deno.env.get(LEASE_MS_VARIABLE) || 10_000) },
+      );
     server = createEverythingServer({
       requestStateKey: decodeRequestStateKey(
         Deno.env.get(REQUEST_STATE_KEY_VARIABLE),
       ),
-      taskStore: taskDir === undefined || taskDir === ""
-        ? undefined
-        : fileTaskStore(taskDir),
+      taskStore: redis?.taskStore,
+      notificationBus: redis?.notificationBus,
     });
   } catch (error) {
     console.error((error as Error).message);

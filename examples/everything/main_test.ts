@@ -37,6 +37,29 @@ Deno.test("parseArgs() reads --http [host:]port and --stateless", async (t) => {
   });
 });
 
+Deno.test("parseArgs() reads --redis URL, with --http only", () => {
+  assert.deepEqual(
+    parseArgs(["--http", "3000", "--redis", "redis://127.0.0.1:6379"]),
+    {
+      http: { hostname: "127.0.0.1", port: 3000 },
+      stateless: false,
+      redis: "redis://127.0.0.1:6379",
+    },
+  );
+  assert.equal(
+    parseArgs(["--http=1", "--redis=rediss://r:1"]).redis,
+    "rediss://r:1",
+  );
+  assert.throws(
+    () => parseArgs(["--redis", "redis://r:1"]),
+    /--redis needs --http/,
+  );
+  assert.throws(
+    () => parseArgs(["--http", "1", "--redis", "localhost:6379"]),
+    /--redis expects a redis:\/\/host:port URL, got "localhost:6379"/,
+  );
+});
+
 Deno.test("main.ts exits with status 2 and the usage on a bad argument", async () => {
   const { code, stderr } = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", MAIN, "--http", "nope"],

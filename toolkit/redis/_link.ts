@@ -18,8 +18,10 @@ export interface Link {
   publish(channel: string, message: string): Promise<void>;
   /** Hears `channel` (kept across reconnections). */
   subscribe(channel: string, listener: (message: string) => void): void;
-  /** Called each time the subscriber reconnects: messages sent meanwhile are lost. */
+  /** Called each time a connection comes back: messages sent meanwhile are lost. */
   onReconnect(listener: () => void): void;
+  /** For how many milliseconds both connections have been up (0 while one is down). */
+  upFor(): number;
   /** Whether the command connection is up now. */
   readonly ready: boolean;
   close(): Promise<void>;
@@ -33,9 +35,12 @@ export interface LinkOptions {
   onError: (message: string) => void;
 }
 
-/** Waits between reconnection attempts: quick at first, then every 2 s. */
+/**
+ * Waits between reconnection attempts: quick at first, then every 500 ms
+ * (a task's lease must outlast an outage and the reconnection after it).
+ */
 function backoff(retries: number): number {
-  return Math.min(50 * 2 ** retries, 2_000);
+  return Math.min(50 * 2 ** retries, 500);
 }
 
 function unavailable(detail: string): ProtocolError {
@@ -71,11 +76,15 @@ export async function openLink(
     connection.on("ready", () => down = false);
   }
   const reconnected = new Set<() => void>();
-  let first = true;
-  subscriber.on("ready", () => {
-    if (first) first = false;
-    else for (const listener of reconnected) listener();
-  });
+  let upSince = 0;
+  for (const connection of [client, subscriber]) {
+    let first = true;
+    connection.on("ready", () => {
+      upSince = performance.now();
+      if (first) first = false;
+      else for (const listener of reconnected) listener();
+    });
+  }
   const connecting = Promise.all([client.connect(), subscriber.connect()]);
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
@@ -148,6 +157,8 @@ export async function openLink(
         );
     },
     onReconnect: (listener) => void reconnected.add(listener),
+    upFor: () =>
+      client.isReady && subscriber.isReady ? performance.now() - upSince : 0,
     get ready() {
       return client.isReady;
     },

@@ -27,7 +27,8 @@ end
 
 // KEYS: task, answers, lease, running. ARGV: json, final (1/0), px, instance,
 // lease ms, channel, task id, answer count, answers (key, json)..., seen keys
-// to delete... Returns 0 when the stored task is already final.
+// to delete... Returns 0 when the stored task is already final, 2 when it
+// is new (this instance runs it), else 1.
 const PUT = `${FINAL}
 local current = redis.call('GET', KEYS[1])
 if current and final(current) then return 0 end
@@ -58,7 +59,8 @@ else
   if px > 0 then redis.call('PEXPIRE', KEYS[2], px) end
 end
 redis.call('PUBLISH', ARGV[6], ARGV[4] .. ' ' .. ARGV[7])
-return 1`;
+if current then return 1 end
+return 2`;
 
 // KEYS: task, answers, lease. Returns { json, answers..., leased (1/0) }.
 const GET = `local json = redis.call('GET', KEYS[1])
@@ -112,6 +114,15 @@ return 1`;
 
 const FINAL_STATUSES = new Set(["completed", "failed", "cancelled"]);
 
+/** How often a final write Redis was away for is tried again. */
+const RETRY_MS = 250;
+
+/** Whether `error` is Redis being away (the link's error), not a bug. */
+function unavailable(error: unknown): boolean {
+  return error instanceof Error &&
+    error.message.startsWith("Redis is unavailable");
+}
+
 /** How the store is set up. */
 export interface StoreOptions {
   prefix: string;
@@ -130,6 +141,19 @@ export class RedisTaskStore implements TaskStore {
   #watchers = new Map<string, () => void>();
   #renewer: ReturnType<typeof setInterval> | undefined;
   #sweeper: ReturnType<typeof setInterval>;
+  /**
+   * Final writes Redis was away for: a result must not be lost to an
+   * outage, so they are written again until Redis takes them, and their
+   * leases renewed meanwhile.
+   */
+  #unwritten = new Map<string, StoredTask>();
+  /**
+   * The last record of each task running here, read or written: what its
+   * own result is written over while Redis is away (this instance is the
+   * one that changes it then).
+   */
+  #known = new Map<string, StoredTask>();
+  #retry: ReturnType<typeof setInterval> | undefined;
 
   constructor(link: Link, options: StoreOptions) {
     this.#link = link;
@@ -163,12 +187,44 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async put(task: StoredTask): Promise<void> {
+    this.#unwritten.delete(task.taskId);
+    try {
+      await this.#write(task);
+    } catch (error) {
+      // A final status is the handler's result: kept and written later.
+      // Anything else the caller hears about now.
+      if (!FINAL_STATUSES.has(task.status) || !unavailable(error)) throw error;
+      this.#unwritten.set(task.taskId, structuredClone(task));
+      this.#retry ??= setInterval(() => this.#flush(), RETRY_MS);
+      this.#startRenewing();
+    }
+  }
+
+  async #flush(): Promise<void> {
+    for (const [taskId, task] of this.#unwritten) {
+      try {
+        await this.#write(task);
+        if (this.#unwritten.get(taskId) === task) {
+          this.#unwritten.delete(taskId);
+        }
+      } catch {
+        return; // Still away: the next round tries again.
+      }
+    }
+    if (this.#unwritten.size === 0) {
+      clearInterval(this.#retry);
+      this.#retry = undefined;
+      this.#stopRenewing();
+    }
+  }
+
+  async #write(task: StoredTask): Promise<void> {
     const { inputResponses, ...record } = task as Read;
     const seen = (task as Read)[SEEN] ?? [];
     const answers = Object.entries(inputResponses ?? {});
     const kept = new Set(answers.map(([key]) => key));
     const final = FINAL_STATUSES.has(task.status);
-    await this.#link.eval(PUT, this.#keys(task.taskId), [
+    const written = await this.#link.eval(PUT, this.#keys(task.taskId), [
       JSON.stringify(record),
       final ? "1" : "0",
       String(this.#px(task)),
@@ -180,17 +236,31 @@ export class RedisTaskStore implements TaskStore {
       ...answers.flatMap(([key, answer]) => [key, JSON.stringify(answer)]),
       ...seen.filter((key) => !kept.has(key)),
     ]);
+    if (final) this.#known.delete(task.taskId);
+    else if (written === 2 || this.#watchers.has(task.taskId)) {
+      this.#known.set(task.taskId, structuredClone(task));
+    }
   }
 
   async get(taskId: string): Promise<StoredTask | undefined> {
-    const reply = await this.#link.eval(GET, this.#keys(taskId), []) as (
-      | string
-      | number
-    )[];
+    let reply: (string | number)[];
+    try {
+      reply = await this.#link.eval(GET, this.#keys(taskId), []) as (
+        | string
+        | number
+      )[];
+    } catch (error) {
+      const known = this.#known.get(taskId);
+      if (known === undefined || !unavailable(error)) throw error;
+      return structuredClone(known);
+    }
     if (reply.length === 0) return undefined;
     const [json, leased, ...pairs] = reply;
     const task = JSON.parse(String(json)) as Read;
-    if (!FINAL_STATUSES.has(task.status) && Number(leased) === 0) {
+    if (
+      !FINAL_STATUSES.has(task.status) && Number(leased) === 0 &&
+      this.#mayJudgeLeases()
+    ) {
       return await this.#lapse(task) ?? this.get(taskId);
     }
     if (pairs.length > 0) {
@@ -200,6 +270,9 @@ export class RedisTaskStore implements TaskStore {
       }
       task.inputResponses = answers;
       task[SEEN] = Object.keys(answers);
+    }
+    if (this.#watchers.has(taskId)) {
+      this.#known.set(taskId, structuredClone(task));
     }
     return task;
   }
@@ -211,23 +284,34 @@ export class RedisTaskStore implements TaskStore {
 
   watch(taskId: string, changed: () => void): () => void {
     this.#watchers.set(taskId, changed);
+    this.#startRenewing();
+    return () => {
+      if (this.#watchers.get(taskId) === changed) {
+        this.#watchers.delete(taskId);
+        this.#known.delete(taskId);
+      }
+      this.#stopRenewing();
+    };
+  }
+
+  #startRenewing(): void {
     this.#renewer ??= setInterval(
       () => this.#renew(),
       Math.max(20, this.#options.leaseMs / 3),
     );
-    return () => {
-      if (this.#watchers.get(taskId) === changed) {
-        this.#watchers.delete(taskId);
-      }
-      if (this.#watchers.size === 0) {
-        clearInterval(this.#renewer);
-        this.#renewer = undefined;
-      }
-    };
+  }
+
+  /** Once nothing runs here and nothing waits to be written. */
+  #stopRenewing(): void {
+    if (this.#watchers.size > 0 || this.#unwritten.size > 0) return;
+    clearInterval(this.#renewer);
+    this.#renewer = undefined;
   }
 
   /** Stops renewing and sweeping (the connection is the caller's to close). */
   close(): void {
+    this.#known.clear();
+    clearInterval(this.#retry);
     clearInterval(this.#renewer);
     clearInterval(this.#sweeper);
     this.#watchers.clear();
@@ -243,7 +327,12 @@ export class RedisTaskStore implements TaskStore {
   }
 
   #renew(): void {
-    for (const taskId of this.#watchers.keys()) {
+    for (
+      const taskId of new Set([
+        ...this.#watchers.keys(),
+        ...this.#unwritten.keys(),
+      ])
+    ) {
       const [task, , lease] = this.#keys(taskId);
       this.#link.eval(RENEW, [task, lease], [
         this.#link.instanceId,
@@ -254,8 +343,17 @@ export class RedisTaskStore implements TaskStore {
     }
   }
 
+  /**
+   * After an outage, leases lapsed while nobody could renew them: their
+   * owners get one lease from this instance's reconnection to renew them
+   * before a missing lease counts.
+   */
+  #mayJudgeLeases(): boolean {
+    return this.#link.upFor() >= this.#options.leaseMs;
+  }
+
   async #sweep(): Promise<void> {
-    if (!this.#link.ready) return;
+    if (!this.#mayJudgeLeases()) return;
     try {
       const lapsed = await this.#link.eval(
         SWEEP,

@@ -228,15 +228,21 @@ Deno.test({
   ignore,
   fn: async () => {
     await using redis = await startRedis();
+    await using owner = await connectRedis(redis.url, quiet);
     await using connection = await connectRedis(redis.url, {
       ...quiet,
       timeoutMs: 300,
     });
+    const a = serverWith(owner);
     const { server } = serverWith(connection);
+    await using onA = await connectStateless(a.server, {
+      capabilities: { ...TASKS, elicitation: {} },
+    });
+    // Polled on another instance: the one running it knows its own state.
     await using client = await connectStateless(server, {
       capabilities: { ...TASKS, elicitation: {} },
     });
-    const { taskId } = await client.call("ask") as unknown as {
+    const { taskId } = await onA.call("ask") as unknown as {
       taskId: string;
     };
     await until(
@@ -268,7 +274,7 @@ Deno.test({
         ),
       { timeoutMs: 10_000, intervalMs: 50 },
     );
-    await server.close();
+    await Promise.all([a.server.close(), server.close()]);
   },
 });
 
@@ -297,4 +303,26 @@ Deno.test("connectRedis refuses what is not a Redis URL", async () => {
     connectRedis("redis://x", { leaseMs: 0 }),
     RangeError,
   );
+});
+
+Deno.test("The main, server and stdio entries never load the Redis client", async () => {
+  const root = new URL("../../", import.meta.url);
+  for (
+    const entry of ["mod.ts", "toolkit/server/mod.ts", "toolkit/stdio/mod.ts"]
+  ) {
+    const { stdout } = await new Deno.Command(Deno.execPath(), {
+      args: ["info", "--json", new URL(entry, root).pathname],
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    // The lock's packages are all listed; the modules are what loads.
+    const { modules } = JSON.parse(new TextDecoder().decode(stdout)) as {
+      modules: { specifier: string }[];
+    };
+    assert.ok(modules.length > 0, `deno info ${entry} printed no graph`);
+    const loaded = modules.map((m) => m.specifier).filter((s) =>
+      /^npm:\/?redis@/.test(s) || s.includes("/toolkit/redis/")
+    );
+    assert.deepEqual(loaded, [], entry);
+  }
 });
