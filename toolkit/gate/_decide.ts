@@ -72,8 +72,11 @@ export function probedVerdict(
  * tool that does not answer probes, and `deny` for one that does (it is
  * not probed then).
  */
-export function toolVerdict(tool: string, decision: Decision): Verdict {
-  const entry = `tools.${tool}`;
+export function toolVerdict(
+  tool: string,
+  decision: Decision,
+  entry = `tools.${tool}`,
+): Verdict {
   return {
     decision,
     patterns: [],
@@ -84,6 +87,35 @@ export function toolVerdict(tool: string, decision: Decision): Verdict {
       `Allow the tool "${tool}" to run? The gate's policy asks before every call of it (${entry}: ask). It does not report which permissions it needs, so the gate cannot say what it will touch.`,
     cannotAsk:
       `This call of ${tool} needs the user's approval, and this host cannot ask for it (it did not declare the elicitation capability): the gate's policy asks before every call of it (${entry}: ask). Nothing was run. To allow such calls, set ${entry} to allow in the gate's policy file.`,
+    declined: declinedCall(tool),
+  };
+}
+
+/**
+ * The verdict the policy's `annotations` defaults give a tool that does not
+ * answer probes and has no `tools` entry: by its `readOnlyHint` or
+ * `destructiveHint`, which the server chose.
+ */
+export function annotationVerdict(
+  tool: string,
+  decision: Decision,
+  hint: "readOnly" | "destructive",
+): Verdict {
+  const entry = `annotations.${hint}`;
+  const said = hint === "readOnly"
+    ? "the server marks it read-only"
+    : "the server marks it destructive (or does not say it is not)";
+  return {
+    decision,
+    patterns: [],
+    rule: entry,
+    denied:
+      `The gate's policy refuses this call of ${tool}: ${said}, and ${entry} is deny. Nothing was run.`,
+    question: `Allow the tool "${tool}" to run? ${said[0].toUpperCase()}${
+      said.slice(1)
+    }. It does not report which permissions it needs, so the gate cannot say what it will touch.`,
+    cannotAsk:
+      `This call of ${tool} needs the user's approval, and this host cannot ask for it (it did not declare the elicitation capability): ${said}, and ${entry} is ask. Nothing was run. To allow such calls, set tools.${tool} to allow in the gate's policy file.`,
     declined: declinedCall(tool),
   };
 }

@@ -12,7 +12,8 @@ export interface Place {
 
 /**
  * The position of the value at `path` (`["deny", 1]`, `["unprobed"]`,
- * `["tools", "search"]`) in a policy file's text; `column` (1-based, inside
+ * `["tools", "search"]`, `["tools", "write_file", "patterns", 0]`) in a
+ * policy file's text, `items` being the list that holds the last index; `column` (1-based, inside
  * a rule string) moves the position into the rule when the rule is written
  * verbatim.
  */
@@ -23,18 +24,20 @@ export function locateField(
   column?: number,
 ): Place {
   if (path.length === 0) return firstContent(text);
-  const key = String(path[0]);
-  const keyAt = findKey(text, key);
+  let key = String(path[0]);
+  let keyAt = findKey(text, key);
   if (keyAt === -1) return firstContent(text);
-  if (typeof path[1] === "string") {
-    // A key inside the key's object: the first of that name after it.
-    const innerAt = findKey(text, path[1], keyAt + key.length);
-    return placeOf(text, innerAt === -1 ? keyAt : innerAt);
+  // Keys inside the key's object (`tools.write_file.patterns`): each the
+  // first of its name after the one before.
+  let depth = 1;
+  for (; typeof path[depth] === "string"; depth++) {
+    const innerAt = findKey(text, path[depth] as string, keyAt + key.length);
+    if (innerAt === -1) return placeOf(text, keyAt);
+    key = path[depth] as string;
+    keyAt = innerAt;
   }
-  if (path.length === 1 || typeof path[1] !== "number") {
-    return placeOf(text, keyAt);
-  }
-  const index = path[1];
+  if (typeof path[depth] !== "number") return placeOf(text, keyAt);
+  const index = path[depth] as number;
   const item = items[index];
   if (typeof item !== "string") {
     // A number, boolean or null is written as JSON writes it, in every format.

@@ -12,6 +12,8 @@ import { type Format, formatForPath, parse } from "../../validate/mod.ts";
 import { GatePolicyError, parseGatePolicy } from "./policy_file.ts";
 import type { GatePolicy } from "./policy_file.ts";
 import { locateField } from "./_locate.ts";
+import { ToolMapping } from "./_tool_mapping.ts";
+import { compileTemplate } from "./_template.ts";
 
 /** What the next call is decided with. */
 export interface PolicyInForce {
@@ -20,6 +22,8 @@ export interface PolicyInForce {
   unprobed: Decision;
   /** The decisions by tool name; empty when there are none. */
   tools: ReadonlyMap<string, Decision>;
+  /** Entries by name and glob, templates, presets, roots and annotation defaults. */
+  mapping: ToolMapping;
 }
 
 /** The policy in force now, and a way to stop following its file. */
@@ -35,8 +39,32 @@ const DEBOUNCE_MS = 150;
 const FILE_FORMATS: readonly Format[] = ["json", "jsonc", "yaml", "toml"];
 
 /** A source that always answers the same. */
-export function fixedPolicy(current: PolicyInForce): PolicySource {
+export function fixedPolicy(
+  given: Omit<PolicyInForce, "mapping">,
+): PolicySource {
+  const current = {
+    ...given,
+    mapping: new ToolMapping({ tools: given.tools }),
+  };
   return { current: () => current, close: () => Promise.resolve() };
+}
+
+/** The mapping of a policy file, with `tools` standing in for its absent `tools`. */
+function mappingOf(
+  file: GatePolicy,
+  tools: ReadonlyMap<string, Decision>,
+): ToolMapping {
+  return new ToolMapping({
+    tools: file.tools ?? tools,
+    templates: new Map(
+      [...file.templates ?? []].map((
+        [name, list],
+      ) => [name, list.map(compileTemplate)]),
+    ),
+    presets: file.presets,
+    roots: file.roots,
+    annotations: file.annotations,
+  });
 }
 
 /** Options for {@linkcode watchPolicy}. */
@@ -88,12 +116,14 @@ export async function watchPolicy(
   const { log } = options;
   watcher.subscribe((event) => {
     if (event.type === "change") {
-      const { rules, unprobed, tools } = event.value;
-      const named = (tools ?? options.tools).size;
+      const { rules, unprobed, tools, templates, presets } = event.value;
+      const named = (tools ?? options.tools).size + (templates?.size ?? 0);
       log(
         `policy reloaded from ${path}: ${rules.allow.length} allow, ${rules.ask.length} ask, ${rules.deny.length} deny rules, ${named} ${
           named === 1 ? "tool" : "tools"
-        } by name, unprobed: ${unprobed ?? options.unprobed}`,
+        } by name, unprobed: ${unprobed ?? options.unprobed}${
+          presets?.length ? `, presets: ${presets.join(", ")}` : ""
+        }`,
       );
     } else if (event.error.kind === "watch") {
       log(`${path}: ${strip(event.error.message)}`);
@@ -101,11 +131,21 @@ export async function watchPolicy(
       log(`${describe(event.error)} (keeping the last good policy)`);
     }
   });
+  // One mapping per version of the file: its root's real path is resolved
+  // once, not for every call.
+  let mapped: { file: GatePolicy; mapping: ToolMapping } | undefined;
+  const mapping = (file: GatePolicy) => {
+    if (mapped?.file !== file) {
+      mapped = { file, mapping: mappingOf(file, options.tools) };
+    }
+    return mapped.mapping;
+  };
   return {
     current: () => ({
       policy: watcher.current.policy,
       unprobed: watcher.current.unprobed ?? options.unprobed,
       tools: watcher.current.tools ?? options.tools,
+      mapping: mapping(watcher.current),
     }),
     close: () => watcher.close(),
   };
@@ -133,8 +173,12 @@ export function parsePolicyText(text: string, format: Format): GatePolicy {
     return parseGatePolicy(parsed.value);
   } catch (error) {
     if (!(error instanceof GatePolicyError)) throw error;
-    const value = parsed.value as Record<string, unknown>;
-    const list = error.path.length > 0 ? value?.[error.path[0]] : undefined;
+    // The list that holds the wrong item, for locating it among its copies.
+    let list: unknown = parsed.value;
+    for (const key of error.path) {
+      if (typeof key === "number") break;
+      list = (list as Record<string, unknown> | undefined)?.[key];
+    }
     const place = locateField(
       text,
       error.path,

@@ -1,6 +1,7 @@
 // The gate's policy file: allow, ask and deny lists, the `unprobed`
-// decision and decisions by tool name, checked field by field and built
-// into a Policy.
+// decision, decisions and pattern templates by tool name, presets, roots
+// and defaults by annotation, checked field by field and built into a
+// Policy.
 
 import {
   type Decision,
@@ -9,10 +10,25 @@ import {
   RuleSyntaxError,
 } from "../policy/mod.ts";
 import { isRecord, typeName } from "../_util/json_type.ts";
+import {
+  checkRoots,
+  decisionAt,
+  MappingError,
+  parseAnnotations,
+  parsePresets,
+  parseRoots,
+  parseToolEntries,
+} from "./_tool_mapping.ts";
 
 const LISTS = ["allow", "ask", "deny"] as const;
-const KEYS: readonly string[] = [...LISTS, "unprobed", "tools"];
-const DECISIONS: readonly Decision[] = ["allow", "ask", "deny"];
+const KEYS: readonly string[] = [
+  ...LISTS,
+  "unprobed",
+  "tools",
+  "roots",
+  "presets",
+  "annotations",
+];
 
 /**
  * What a policy file holds once checked: the compiled {@linkcode Policy},
@@ -45,9 +61,27 @@ export interface GatePolicy {
    * for a tool without the probe, its decision instead of `unprobed`; for a
    * tool with it, `deny` refuses every call and `ask` asks even when the
    * patterns are allowed (`allow` leaves the patterns to decide).
-   * `undefined` when the file does not say.
+   * A name with `*` or `?` is a glob (`git_*`), tried after the exact
+   * names, in the order written. `undefined` when the file does not say.
    */
   readonly tools: ReadonlyMap<string, Decision> | undefined;
+  /**
+   * Pattern templates by tool name or glob, for tools that do not answer
+   * the probe (`tools: { write_file: { patterns: ["write:{path}"] } }`).
+   * `undefined` when the file gives none.
+   */
+  readonly templates: ReadonlyMap<string, readonly string[]> | undefined;
+  /** The directories file templates resolve against (the first one) and name targets by. */
+  readonly roots: readonly string[] | undefined;
+  /** The shipped presets the file names (`filesystem`, `memory`, `fetch`, `commands`). */
+  readonly presets: readonly string[] | undefined;
+  /**
+   * Decisions by the tools' own annotations (`readOnlyHint`,
+   * `destructiveHint`) for a tool nothing else decides.
+   */
+  readonly annotations:
+    | Readonly<{ readOnly?: Decision; destructive?: Decision }>
+    | undefined;
 }
 
 /**
@@ -127,7 +161,7 @@ export function parseGatePolicy(value: unknown): GatePolicy {
     if (!KEYS.includes(key)) {
       const near = KEYS.find((known) => closeTo(key, known));
       throw new GatePolicyError(
-        `unknown key: expected allow, ask, deny, unprobed or tools${
+        `unknown key: expected allow, ask, deny, unprobed, tools, roots, presets or annotations${
           near === undefined ? "" : ` (did you mean "${near}"?)`
         }`,
         [key],
@@ -163,11 +197,37 @@ export function parseGatePolicy(value: unknown): GatePolicy {
   }
   let unprobed: Decision | undefined;
   if (value.unprobed !== undefined && value.unprobed !== null) {
-    unprobed = decisionAt(value.unprobed, ["unprobed"]);
+    unprobed = decisionOf(value.unprobed, ["unprobed"]);
   }
-  const tools = value.tools === undefined || value.tools === null
-    ? undefined
-    : parseToolDecisions(value.tools);
+  const given = (key: string) =>
+    value[key] !== undefined && value[key] !== null;
+  let mapping;
+  try {
+    const entries = given("tools") ? parseToolEntries(value.tools) : undefined;
+    const roots = given("roots") ? parseRoots(value.roots) : undefined;
+    const presets = given("presets") ? parsePresets(value.presets) : undefined;
+    const annotations = given("annotations")
+      ? parseAnnotations(value.annotations)
+      : undefined;
+    checkRoots(roots, entries?.templates ?? new Map(), presets ?? []);
+    const templates = entries === undefined || entries.templates.size === 0
+      ? undefined
+      : new Map(
+        [...entries.templates].map((
+          [name, list],
+        ) => [name, Object.freeze(list.map((t) => t.text))]),
+      );
+    mapping = {
+      tools: entries?.decisions,
+      templates,
+      roots: roots && Object.freeze(roots),
+      presets: presets && Object.freeze(presets),
+      annotations,
+    };
+  } catch (error) {
+    if (!(error instanceof MappingError)) throw error;
+    throw new GatePolicyError(error.message, error.path, error.column);
+  }
   let policy: Policy;
   try {
     policy = new Policy(rules);
@@ -185,7 +245,7 @@ export function parseGatePolicy(value: unknown): GatePolicy {
     policy,
     rules: Object.freeze(rules),
     unprobed,
-    tools,
+    ...mapping,
   });
 }
 
@@ -207,22 +267,21 @@ export function parseToolDecisions(value: unknown): Map<string, Decision> {
   }
   const tools = new Map<string, Decision>();
   for (const [name, decision] of Object.entries(value)) {
-    tools.set(name, decisionAt(decision, ["tools", name]));
+    tools.set(name, decisionOf(decision, ["tools", name]));
   }
   return tools;
 }
 
-function decisionAt(value: unknown, path: readonly string[]): Decision {
-  if (DECISIONS.includes(value as Decision)) return value as Decision;
-  throw new GatePolicyError(
-    `expected "allow", "ask" or "deny", got ${
-      typeof value === "string" ? JSON.stringify(value) : typeName(value)
-    }`,
-    path,
-  );
+function decisionOf(value: unknown, path: readonly string[]): Decision {
+  try {
+    return decisionAt(value, path);
+  } catch (error) {
+    if (!(error instanceof MappingError)) throw error;
+    throw new GatePolicyError(error.message, error.path);
+  }
 }
 
-/** `deny[1]`, `unprobed`. */
+/** `deny[1]`, `unprobed`, `tools.write_file.patterns[0]`. */
 function fieldName(path: readonly (string | number)[]): string {
   return path.map((part, i) =>
     typeof part === "number" ? `[${part}]` : i === 0 ? part : `.${part}`

@@ -64,7 +64,7 @@ Deno.test("parseGatePolicy() names each wrong field", async (t) => {
     assert.deepEqual(error.path, ["alow"]);
     assert.equal(
       error.message,
-      'alow: unknown key: expected allow, ask, deny, unprobed or tools (did you mean "allow"?)',
+      'alow: unknown key: expected allow, ask, deny, unprobed, tools, roots, presets or annotations (did you mean "allow"?)',
     );
     assert.match(problemOf({ Deny: [] }).message, /did you mean "deny"/);
     assert.doesNotMatch(problemOf({ rules: [] }).message, /did you mean/);
@@ -105,7 +105,7 @@ Deno.test("parseGatePolicy() names each wrong field", async (t) => {
       assert.deepEqual(list.path, ["tools"]);
       assert.equal(
         list.message,
-        'tools: expected tool names with "allow", "ask" or "deny" (tools: { search: allow }), got an array',
+        'tools: expected tool names with "allow", "ask", "deny" or { patterns: [...] } (tools: { search: allow }), got an array',
       );
       const wrong = problemOf({
         tools: { search: "allow", run_shell: "never" },

@@ -1,0 +1,71 @@
+// Internal: the verdict on a call of a tool that does not answer the
+// probe. Its `tools` entry (by name, glob, or a preset's) decides it by
+// name or fills pattern templates from its arguments, which the policy
+// then decides like a probe's patterns; else the annotation defaults, else
+// `unprobed`.
+
+import { isRecord } from "../_util/json_type.ts";
+import {
+  annotationVerdict,
+  probedVerdict,
+  toolVerdict,
+  unprobedVerdict,
+  type Verdict,
+} from "./_decide.ts";
+import type { PolicyInForce } from "./_policy_source.ts";
+import { FillError, fillTemplates } from "./_template.ts";
+
+/** What the gate knows of the tool from the server's list. */
+export interface ListedTool {
+  /** Whether the server's list holds it. */
+  listed: boolean;
+  /** Its `annotations`, as listed. */
+  annotations?: Record<string, unknown>;
+}
+
+/**
+ * The verdict on a call of `tool` with `args`, or the refusal when the
+ * arguments cannot fill its templates (`path: missing: …`): such a call is
+ * never let through.
+ */
+export async function mappedVerdict(
+  tool: string,
+  args: unknown,
+  inForce: PolicyInForce,
+  listed: ListedTool,
+): Promise<{ verdict: Verdict } | { refused: string }> {
+  const { mapping } = inForce;
+  const found = mapping.entry(tool);
+  if (typeof found?.entry === "string") {
+    return { verdict: toolVerdict(tool, found.entry, found.source) };
+  }
+  if (found !== undefined) {
+    try {
+      const patterns = await fillTemplates(
+        found.entry,
+        isRecord(args) ? args : {},
+        mapping.files,
+      );
+      return {
+        verdict: probedVerdict(
+          tool,
+          patterns,
+          inForce.policy.evaluate(patterns),
+        ),
+      };
+    } catch (error) {
+      if (!(error instanceof FillError)) throw error;
+      return {
+        refused:
+          `The gate cannot check this call of ${tool}: ${error.message} (${found.source} decides it by its arguments). Nothing was run.`,
+      };
+    }
+  }
+  const byHint = listed.listed
+    ? mapping.byAnnotation(listed.annotations)
+    : undefined;
+  if (byHint !== undefined) {
+    return { verdict: annotationVerdict(tool, byHint.decision, byHint.hint) };
+  }
+  return { verdict: unprobedVerdict(tool, inForce.unprobed, listed.listed) };
+}

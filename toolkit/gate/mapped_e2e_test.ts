@@ -1,0 +1,191 @@
+// The gate in front of the real @modelcontextprotocol/server-filesystem,
+// which does not answer the probe: its calls are decided on the patterns
+// the filesystem preset (or the policy file's own templates) gives them.
+
+import assert from "node:assert/strict";
+import { callTool, startGateProcess, textOf } from "./testdata/gate_process.ts";
+import { until } from "../testing/_until.ts";
+
+const FILESYSTEM = "npm:@modelcontextprotocol/server-filesystem@2026.8.31";
+
+interface Setup {
+  root: string;
+  outside: string;
+  audit: string;
+  dir: string;
+}
+
+async function setUp(): Promise<Setup> {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const root = `${dir}/work`;
+  const outside = `${dir}/elsewhere`;
+  for (const folder of [root, `${root}/notes`, `${root}/secrets`, outside]) {
+    await Deno.mkdir(folder);
+  }
+  // A link inside an allowed folder that points into a denied one.
+  await Deno.symlink("../secrets", `${root}/notes/to-secrets`);
+  return { root, outside, audit: `${dir}/audit.jsonl`, dir };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// deno-lint-ignore no-explicit-any
+async function auditLines(path: string): Promise<Record<string, any>[]> {
+  const text = await Deno.readTextFile(path).catch(() => "");
+  return text.trim().split("\n").filter((l) => l !== "").map((l) =>
+    JSON.parse(l)
+  );
+}
+
+async function gateFor(setup: Setup, policy: string) {
+  const policyPath = `${setup.dir}/policy.yaml`;
+  await Deno.writeTextFile(policyPath, policy);
+  return await startGateProcess(
+    ["--policy", policyPath, "--audit", setup.audit],
+    ["deno", "run", "-A", "--no-lock", "--quiet", FILESYSTEM, setup.root],
+  );
+}
+
+const RULES = `
+allow: ["read:**", "write:notes/**", "delete:notes/**"]
+deny: ["write:secrets/**", "write:/**", "delete:secrets/**"]
+`;
+
+/** The writes every policy below must decide the same way. */
+async function checkWrites(
+  gate: Awaited<ReturnType<typeof startGateProcess>>,
+  setup: Setup,
+) {
+  const { root, outside } = setup;
+  const write = (path: unknown) =>
+    callTool(gate, "write_file", { path, content: "x" });
+
+  const allowed = await write("notes/a.txt");
+  assert.equal(allowed.result?.isError, undefined, textOf(allowed));
+  assert.equal(await Deno.readTextFile(`${root}/notes/a.txt`), "x");
+
+  const cases: [unknown, RegExp][] = [
+    ["secrets/k", /write:secrets\/k denied by write:secrets\/\*\*/],
+    // Through a link inside the allowed folder: decided where it points.
+    ["notes/to-secrets/k", /write:secrets\/k denied by write:secrets\/\*\*/],
+    ["notes/../secrets/k", /write:secrets\/k denied/],
+    [`${root}/secrets/k`, /write:secrets\/k denied/],
+    [`${outside}/k`, /denied by write:\/\*\*/],
+    ["../elsewhere/k", /path: "\.\.\/elsewhere\/k" leaves the root/],
+    ["~/k", /path: "~\/k" starts with "~"/],
+    [undefined, /path: missing/],
+    [7, /path: expected a string, got number/],
+  ];
+  for (const [path, message] of cases) {
+    const answer = await write(path);
+    assert.equal(answer.result?.isError, true, `${path}: ${textOf(answer)}`);
+    assert.match(textOf(answer), message);
+    assert.match(textOf(answer), /Nothing was run\.$/);
+  }
+  assert.equal(await exists(`${root}/secrets/k`), false);
+  assert.equal(await exists(`${outside}/k`), false);
+}
+
+Deno.test("the gate decides the real filesystem server by its preset", async () => {
+  const setup = await setUp();
+  const { root } = setup;
+  const gate = await gateFor(
+    setup,
+    `roots: ["${root}"]\npresets: [filesystem]\n${RULES}`,
+  );
+  try {
+    await checkWrites(gate, setup);
+
+    // move_file is a delete of the source and a write of the destination.
+    const moved = await callTool(gate, "move_file", {
+      source: "notes/a.txt",
+      destination: "notes/b.txt",
+    });
+    assert.equal(moved.result?.isError, undefined, textOf(moved));
+    assert.equal(await exists(`${root}/notes/b.txt`), true);
+    const refused = await callTool(gate, "move_file", {
+      source: "notes/b.txt",
+      destination: "secrets/b.txt",
+    });
+    assert.equal(refused.result?.isError, true);
+    assert.match(textOf(refused), /write:secrets\/b\.txt denied/);
+    assert.equal(await exists(`${root}/notes/b.txt`), true);
+
+    const read = await callTool(gate, "read_multiple_files", {
+      paths: ["notes/b.txt", "notes/to-secrets"],
+    });
+    assert.equal(read.result?.isError, undefined, textOf(read));
+
+    await until(
+      "every call in the audit",
+      async () => (await auditLines(setup.audit)).length >= 13,
+    );
+    const lines = await auditLines(setup.audit);
+    const seen = lines.map((l) => [l.tool, l.patterns, l.outcome]);
+    assert.deepEqual(seen[0], [
+      "write_file",
+      ["write:notes/a.txt"],
+      "forwarded",
+    ]);
+    assert.deepEqual(seen[2], [
+      "write_file",
+      ["write:notes/to-secrets/k", "write:secrets/k"],
+      "denied",
+    ]);
+    assert.deepEqual(seen[3], ["write_file", ["write:secrets/k"], "denied"]);
+    assert.deepEqual(seen[5], [
+      "write_file",
+      [`write:${setup.outside}/k`],
+      "denied",
+    ]);
+    assert.deepEqual(seen[6], ["write_file", [], "probe-error"]);
+    assert.deepEqual(seen.slice(10), [
+      ["move_file", ["delete:notes/a.txt", "write:notes/b.txt"], "forwarded"],
+      ["move_file", ["delete:notes/b.txt", "write:secrets/b.txt"], "denied"],
+      [
+        "read_multiple_files",
+        ["read:notes/b.txt", "read:notes/to-secrets", "read:secrets"],
+        "forwarded",
+      ],
+    ]);
+  } finally {
+    await gate[Symbol.asyncDispose]();
+    await Deno.remove(setup.dir, { recursive: true });
+  }
+});
+
+Deno.test("the gate decides the real filesystem server by a template of the policy file", async () => {
+  const setup = await setUp();
+  const gate = await gateFor(
+    setup,
+    `roots: ["${setup.root}"]
+unprobed: deny
+tools:
+  write_file: { patterns: ["write:{path}"] }
+${RULES}`,
+  );
+  try {
+    await checkWrites(gate, setup);
+    // Without a template, the tool is unprobed, and unprobed is deny.
+    const listing = await callTool(gate, "list_directory", { path: "notes" });
+    assert.equal(listing.result?.isError, true);
+    assert.match(textOf(listing), /unprobed setting is deny/);
+    await until(
+      "the audit",
+      async () => (await auditLines(setup.audit)).length >= 11,
+    );
+    const lines = await auditLines(setup.audit);
+    assert.deepEqual(lines[1].patterns, ["write:secrets/k"]);
+    assert.equal(lines[1].rule, "write:secrets/**");
+  } finally {
+    await gate[Symbol.asyncDispose]();
+    await Deno.remove(setup.dir, { recursive: true });
+  }
+});
