@@ -6,6 +6,8 @@
 // when there is one, else the URL's (HTTP/2's `:authority`, or a Request
 // made in-process), accepted only as exactly `name[:port]`.
 
+import { CODE, rpcError } from "./_response.ts";
+
 /** A name: DNS labels (`_` allowed, as in container names) or an IPv4 address. */
 const NAME =
   /^[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*$/;
@@ -53,6 +55,17 @@ export function parseHost(value: string): Host | undefined {
 export function hostOf(request: Request): Host | undefined {
   const header = request.headers.get("host");
   return parseHost(header ?? new URL(request.url).host);
+}
+
+/** The 400 answer to a request whose host is not exactly `name[:port]`. */
+export function malformedHost(request: Request): Response {
+  return rpcError(
+    400,
+    CODE.TRANSPORT,
+    `Bad Request: Host ${
+      JSON.stringify(rawHostOf(request))
+    } is not a host name with an optional port`,
+  );
 }
 
 /** The raw host value a request carries, for messages. */

@@ -8,7 +8,7 @@
 import type { HttpLayer } from "./layer.ts";
 import { jsonType } from "../_util/json_type.ts";
 import { CODE, rpcError } from "./_response.ts";
-import { type Host, hostOf, LOOPBACK_NAMES, rawHostOf } from "./_host.ts";
+import { type Host, hostOf, LOOPBACK_NAMES, malformedHost } from "./_host.ts";
 
 /**
  * Host names a local server answers to unless told otherwise.
@@ -114,13 +114,7 @@ export function hostGuard(options: HostGuardOptions = {}): HttpLayer {
   return async (request, next) => {
     const host = hostOf(request);
     if (host === undefined) {
-      return rpcError(
-        400,
-        CODE.TRANSPORT,
-        `Bad Request: Host ${
-          JSON.stringify(rawHostOf(request))
-        } is not a host name with an optional port`,
-      );
+      return malformedHost(request);
     }
     if (!hostAllowed(hosts, host)) {
       return rpcError(

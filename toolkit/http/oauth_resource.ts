@@ -27,7 +27,7 @@ import {
 import { CODE, rpcError } from "./_response.ts";
 import { withoutAuthorization } from "./_copy_request.ts";
 import { checkWholeNumber } from "../_util/whole_number.ts";
-import { hostOf, LOOPBACK_NAMES, rawHostOf } from "./_host.ts";
+import { hostOf, LOOPBACK_NAMES, malformedHost } from "./_host.ts";
 import { pathnameOf } from "./_pathname.ts";
 
 /** RFC 6749's scope-token: printable ASCII but space, `"` and `\`. */
@@ -435,13 +435,7 @@ function checkOptions(options: OAuthResourceOptions): CheckedOptions {
 function defaultResource(request: Request, path: string): string | Response {
   const host = hostOf(request);
   if (host === undefined) {
-    return rpcError(
-      400,
-      CODE.TRANSPORT,
-      `Bad Request: Host ${
-        JSON.stringify(rawHostOf(request))
-      } is not a host name with an optional port`,
-    );
+    return malformedHost(request);
   }
   if (!LOOPBACK_NAMES.includes(host.name)) {
     return rpcError(
