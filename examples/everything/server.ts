@@ -21,7 +21,7 @@ import { otel } from "@forge/toolkit/otel";
 import { z } from "zod";
 import { registerRevision2026Tools } from "./revision_2026.ts";
 import { registerSkills } from "./skills.ts";
-import { registerTaskTools } from "./tasks.ts";
+import { registerTaskTools, sleep } from "./tasks.ts";
 
 /** A 1×1 teal PNG, generated for this example. */
 export const PIXEL_PNG_BASE64 =
@@ -31,16 +31,6 @@ export const PIXEL_PNG_BASE64 =
 export const WATCHED_URI = "test://watched-resource";
 
 const STEP_MS = 50;
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
-  });
-}
 
 /**
  * A short WAV clip: 8-bit mono PCM at 8 kHz, 20 ms of a 440 Hz tone, built

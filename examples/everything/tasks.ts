@@ -11,11 +11,12 @@
 import { error, text, type ToolServer } from "@forge/toolkit";
 import { z } from "zod";
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms`, or rejects with the signal's reason once it aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
+    if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => {
+    signal?.addEventListener("abort", () => {
       clearTimeout(timer);
       reject(signal.reason);
     }, { once: true });
