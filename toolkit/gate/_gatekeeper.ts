@@ -13,10 +13,10 @@ import type { AuditOutcome, AuditRecord, AuditSink } from "./_audit.ts";
 import {
   probedVerdict,
   toolVerdict,
-  unprobedVerdict,
   type Verdict,
   withArguments,
 } from "./_decide.ts";
+import { mappedVerdict } from "./_mapped_call.ts";
 import {
   asksForms,
   eraCapabilities,
@@ -34,7 +34,6 @@ import {
   probeParams,
   readProbeAnswer,
 } from "./_pattern_meta.ts";
-import { askedAsNew, type Pins } from "./_pins.ts";
 import type { PolicySource } from "./_policy_source.ts";
 import type { HostRequest, Relay } from "./_relay.ts";
 import type { ToolList } from "./_tool_list.ts";
@@ -51,8 +50,6 @@ export interface GatekeeperOptions {
   log: (line: string) => void;
   /** The approvals asked of 2026-07-28 hosts. */
   rounds: ApprovalRounds;
-  /** The tools' pins, when the gate keeps them. */
-  pins?: Pins;
 }
 
 /** How far the decision on one call got: what a cancellation audits. */
@@ -77,7 +74,6 @@ export class Gatekeeper {
   #log: (line: string) => void;
   #hostCanElicit = false;
   #rounds: ApprovalRounds;
-  #pins: Pins | undefined;
 
   constructor(relay: Relay, pending: PendingCalls, options: GatekeeperOptions) {
     this.#relay = relay;
@@ -87,7 +83,6 @@ export class Gatekeeper {
     this.#audit = options.audit;
     this.#log = options.log;
     this.#rounds = options.rounds;
-    this.#pins = options.pins;
   }
 
   /** Reads the capabilities of a host's `initialize`: can it be asked? */
@@ -169,24 +164,6 @@ export class Gatekeeper {
     // hides from its list is never run unchecked.
     const listed = this.#tools.get(name) !== undefined;
     progress.unlisted = !listed;
-    // A tool that changed since it was pinned is not run, nor probed.
-    const pinned = this.#pins === undefined
-      ? undefined
-      : await this.#pending.withCancel(call, this.#pins.check(name));
-    if (pinned?.kind === "withheld") {
-      progress.recorded = true;
-      await this.#record({
-        tool: name,
-        patterns: [],
-        decision: "deny",
-        outcome: "withheld",
-        rule: "pins",
-      }, started);
-      this.#relay.answerHost(message.id, {
-        result: refusal(pinned.refusal, era),
-      });
-      return;
-    }
     const probed = this.#tools.get(name)?.probed === true;
     if (probed && meta?.[META_PERMISSION_PATTERNS] === true) {
       // The host's own probe runs nothing. Any other flag value is decided
@@ -195,17 +172,39 @@ export class Gatekeeper {
       this.#forwardCall(call, message, undefined, undefined, false);
       return;
     }
-    const { tools, unprobed } = this.#source.current();
-    const entry = tools.get(name);
+    const inForce = this.#source.current();
+    const entry = inForce.mapping.decision(name);
     let verdict: Verdict;
     if (!probed) {
-      verdict = entry === undefined
-        ? unprobedVerdict(name, unprobed, listed)
-        : toolVerdict(name, entry);
-    } else if (entry === "deny") {
+      // By its tools entry (a decision, or templates filled from the
+      // arguments), its annotations, or unprobed (_mapped_call.ts).
+      const mapped = await this.#pending.withCancel(
+        call,
+        mappedVerdict(name, params.arguments, inForce, {
+          listed,
+          annotations: this.#tools.get(name)?.annotations,
+        }),
+      );
+      if ("refused" in mapped) {
+        progress.recorded = true;
+        await this.#record({
+          tool: name,
+          patterns: [],
+          decision: "error",
+          outcome: "probe-error",
+          rule: null,
+        }, started);
+        this.#relay.answerHost(message.id, {
+          result: refusal(mapped.refused, era),
+        });
+        return;
+      }
+      verdict = mapped.verdict;
+    } else if (entry?.decision === "deny") {
       // Refused whatever its patterns: there is nothing to probe for.
-      verdict = toolVerdict(name, entry);
+      verdict = toolVerdict(name, entry.decision, entry.source);
     } else {
+      inForce.mapping.probed(name, this.#log);
       const answer = await this.#pending.requestServer(
         call,
         "tools/call",
@@ -226,17 +225,16 @@ export class Gatekeeper {
       // The policy in force once the patterns are known, after any reload
       // during the probe.
       const now = this.#source.current();
-      const nowEntry = now.tools.get(name);
-      verdict = nowEntry === "deny"
-        ? toolVerdict(name, nowEntry)
+      const nowEntry = now.mapping.decision(name);
+      verdict = nowEntry?.decision === "deny"
+        ? toolVerdict(name, nowEntry.decision, nowEntry.source)
         : probedVerdict(
           name,
           probe.patterns,
           now.policy.evaluate(probe.patterns),
-          nowEntry,
+          nowEntry?.decision,
         );
     }
-    if (pinned?.kind === "ask") verdict = askedAsNew(verdict, pinned.why);
     progress.verdict = verdict;
     const record = (outcome: AuditOutcome) => {
       progress.recorded = true;

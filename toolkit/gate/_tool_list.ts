@@ -11,6 +11,8 @@ import { isRecord } from "../_util/json_type.ts";
 export interface ToolInfo {
   /** Whether it lists `forge.supports_permission_patterns`. */
   probed: boolean;
+  /** Its `annotations` (`readOnlyHint`, `destructiveHint`), as listed. */
+  annotations?: Record<string, unknown>;
 }
 
 /** Sends a request to the server and resolves with its answer. */
@@ -18,11 +20,6 @@ export type RequestServer = (
   method: string,
   params: Record<string, unknown>,
 ) => Promise<JsonRpcMessage>;
-
-/** Reviews a page of the list (pins): resolves with the page the host may see. */
-export type ReviewList = (
-  result: Record<string, unknown>,
-) => Promise<Record<string, unknown>>;
 
 /** A walk of the list stops after this many pages. */
 const MAX_PAGES = 1000;
@@ -32,11 +29,9 @@ export class ToolList {
   #tools = new Map<string, ToolInfo>();
   #fetching: Promise<void> | undefined;
   #request: RequestServer;
-  #review: ReviewList | undefined;
 
-  constructor(request: RequestServer, review?: ReviewList) {
+  constructor(request: RequestServer) {
     this.#request = request;
-    this.#review = review;
   }
 
   /** The tool `name`, or `undefined` when no list seen holds it. */
@@ -44,31 +39,17 @@ export class ToolList {
     return this.#tools.get(name);
   }
 
-  /**
-   * Learns the tools of one page of a `tools/list` result; with a reviewer,
-   * resolves with the page the host may see once it has reviewed it.
-   */
-  learn(
-    result: Record<string, unknown>,
-  ): Promise<Record<string, unknown>> | undefined {
-    if (this.#review === undefined) {
-      this.#learn(result);
-      return undefined;
-    }
-    return this.#review(result).then((shown) => {
-      // Withheld tools are known too: their calls are refused, not unlisted.
-      this.#learn(result);
-      return shown;
-    });
-  }
-
-  #learn(result: Record<string, unknown>): void {
+  /** Learns the tools of one page of a `tools/list` result. */
+  learn(result: Record<string, unknown>): void {
     if (!Array.isArray(result.tools)) return;
     for (const tool of result.tools) {
       if (!isRecord(tool) || typeof tool.name !== "string") continue;
       const meta = isRecord(tool._meta) ? tool._meta : {};
       this.#tools.set(tool.name, {
         probed: meta[META_SUPPORTS_PERMISSION_PATTERNS] === true,
+        ...(isRecord(tool.annotations)
+          ? { annotations: tool.annotations }
+          : {}),
       });
     }
   }
@@ -92,7 +73,7 @@ export class ToolList {
           ...(era === undefined ? {} : { _meta: era }),
         });
         if (!("result" in answer)) return;
-        await this.learn(answer.result);
+        this.learn(answer.result);
         cursor = answer.result.nextCursor;
         if (typeof cursor !== "string") return;
       }
