@@ -1,20 +1,31 @@
 // Internal: the gate's command line,
-//   gate --policy FILE [--audit FILE] [--unprobed allow|ask|deny] -- COMMAND [ARGS...]
+//   gate --policy FILE [--audit FILE] [--unprobed allow|ask|deny]
+//        [--pins FILE] [--new-tools allow|ask|deny]
+//        (-- COMMAND [ARGS...] | --url URL [--header 'Name: value']...)
 
 import type { Decision } from "../policy/mod.ts";
 
 /** The usage text, printed for `--help`. */
 export const USAGE =
-  `Usage: deno run -A toolkit/gate/main.ts --policy FILE [--audit FILE] [--unprobed allow|ask|deny] -- COMMAND [ARGS...]
+  `Usage: deno run -A toolkit/gate/main.ts --policy FILE [options] -- COMMAND [ARGS...]
+       deno run -A toolkit/gate/main.ts --policy FILE [options] --url URL [--header 'Name: value']...
+       deno run -A toolkit/gate/main.ts audit verify FILE
+       deno run -A toolkit/gate/main.ts pins review FILE
+       deno run -A toolkit/gate/main.ts pins accept FILE [TOOL...] [-- COMMAND [ARGS...] | --url URL]
 
-Runs the MCP server COMMAND behind a policy: each tools/call is probed for its
-permission patterns and allowed, refused, or asked of the user.
+Runs the MCP server COMMAND (or speaks to the one at URL) behind a policy:
+each tools/call is probed for its permission patterns and allowed, refused,
+or asked of the user.
 
 Options:
   --policy FILE      the policy file (.json, .jsonc, .yaml, .yml or .toml), reloaded on change
-  --audit FILE       append one JSON line per decided call to FILE
+  --audit FILE       append one chained JSON line per decided call to FILE
   --unprobed VALUE   the decision for tools that do not answer probes, when the
                      policy file does not say (default: ask)
+  --pins FILE        pin the tools' definitions in FILE; a changed tool is withheld
+  --new-tools VALUE  allow, ask or deny a tool new since the pins (default: ask)
+  --url URL          a Streamable HTTP server instead of a command
+  --header LINE      an HTTP header for --url ('Authorization: Bearer …'), repeatable
   -h, --help         show this text`;
 
 /** What the command line asks for. */
@@ -25,7 +36,12 @@ export type GateCommandLine =
     policy: string;
     audit: string | undefined;
     unprobed: Decision | undefined;
+    pins: string | undefined;
+    newTools: Decision | undefined;
+    /** The server's command; empty with `url`. */
     command: string[];
+    url: string | undefined;
+    headers: [string, string][];
   };
 
 /** A command line that cannot be run; the message says what was wrong. */
@@ -36,18 +52,30 @@ export class UsageError extends Error {
   }
 }
 
-const VALUE_FLAGS = ["--policy", "--audit", "--unprobed"] as const;
+const VALUE_FLAGS = [
+  "--policy",
+  "--audit",
+  "--unprobed",
+  "--pins",
+  "--new-tools",
+  "--url",
+  "--header",
+] as const;
+type Flag = (typeof VALUE_FLAGS)[number];
 
 /** Reads the gate's arguments; throws {@linkcode UsageError}. */
 export function parseCommandLine(args: readonly string[]): GateCommandLine {
-  const values: Partial<Record<(typeof VALUE_FLAGS)[number], string>> = {};
+  const values: Partial<Record<Flag, string>> = {};
+  const headers: [string, string][] = [];
   let i = 0;
   // `deno task gate -- --policy p -- srv` passes its own "--" through.
   if (args[0] === "--" && isGateOption(args[1])) i = 1;
+  let sawSeparator = false;
   for (; i < args.length; i++) {
     const arg = args[i];
     if (arg === "--") {
       i++;
+      sawSeparator = true;
       break;
     }
     if (arg === "-h" || arg === "--help") return { help: true };
@@ -57,11 +85,11 @@ export function parseCommandLine(args: readonly string[]): GateCommandLine {
     if (flag === undefined) {
       throw new UsageError(
         arg.startsWith("-")
-          ? `Unknown option: ${arg}: expected --policy, --audit, --unprobed or --help`
+          ? `Unknown option: ${arg}: expected --policy, --audit, --unprobed, --pins, --new-tools, --url, --header or --help`
           : `Unexpected argument: ${arg}: put the server command after "--"`,
       );
     }
-    if (values[flag] !== undefined) {
+    if (values[flag] !== undefined && flag !== "--header") {
       throw new UsageError(`${flag} given twice: expected it once`);
     }
     let value: string | undefined;
@@ -72,37 +100,83 @@ export function parseCommandLine(args: readonly string[]): GateCommandLine {
       else i++;
     }
     if (value === undefined || value === "") {
-      throw new UsageError(`${flag} needs a value: expected ${flag} FILE`);
+      throw new UsageError(
+        `${flag} needs a value: expected ${flag} ${placeholder(flag)}`,
+      );
     }
+    if (flag === "--header") headers.push(headerOf(value));
     values[flag] = value;
   }
-  const command = args.slice(i);
+  const command = sawSeparator ? args.slice(i) : [];
+  const url = values["--url"];
   if (values["--policy"] === undefined) {
     throw new UsageError("Missing --policy: expected --policy FILE");
   }
-  if (command.length === 0) {
+  if (url !== undefined && command.length > 0) {
     throw new UsageError(
-      'Missing the server command: expected it after "--", as in -- deno run -A server.ts',
+      "Both --url and a server command: expected one of them (--url URL, or -- COMMAND)",
     );
   }
-  const unprobed = values["--unprobed"];
-  if (
-    unprobed !== undefined && unprobed !== "allow" && unprobed !== "ask" &&
-    unprobed !== "deny"
-  ) {
+  if (url === undefined && command.length === 0) {
     throw new UsageError(
-      `Invalid --unprobed: ${
-        JSON.stringify(unprobed)
-      }: expected allow, ask or deny`,
+      'Missing the server command: expected it after "--", as in -- deno run -A server.ts (or --url URL)',
+    );
+  }
+  if (url !== undefined && !/^https?:\/\//.test(url)) {
+    throw new UsageError(
+      `Invalid --url: ${url}: expected an http:// or https:// URL`,
+    );
+  }
+  if (headers.length > 0 && url === undefined) {
+    throw new UsageError(
+      "--header needs --url: headers are for an HTTP server",
     );
   }
   return {
     help: false,
     policy: values["--policy"],
     audit: values["--audit"],
-    unprobed,
+    unprobed: decisionOf(values["--unprobed"], "--unprobed"),
+    pins: values["--pins"],
+    newTools: decisionOf(values["--new-tools"], "--new-tools"),
     command,
+    url,
+    headers,
   };
+}
+
+function placeholder(flag: Flag): string {
+  if (flag === "--unprobed" || flag === "--new-tools") return "allow|ask|deny";
+  if (flag === "--url") return "URL";
+  if (flag === "--header") return "'Name: value'";
+  return "FILE";
+}
+
+function decisionOf(
+  value: string | undefined,
+  flag: Flag,
+): Decision | undefined {
+  if (
+    value !== undefined && value !== "allow" && value !== "ask" &&
+    value !== "deny"
+  ) {
+    throw new UsageError(
+      `Invalid ${flag}: ${JSON.stringify(value)}: expected allow, ask or deny`,
+    );
+  }
+  return value;
+}
+
+/** `Name: value` as a pair. */
+function headerOf(line: string): [string, string] {
+  const colon = line.indexOf(":");
+  const name = colon === -1 ? "" : line.slice(0, colon).trim();
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+    throw new UsageError(
+      `Invalid --header: ${JSON.stringify(line)}: expected 'Name: value'`,
+    );
+  }
+  return [name, line.slice(colon + 1).trim()];
 }
 
 function isGateOption(arg: string | undefined): boolean {

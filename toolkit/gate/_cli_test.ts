@@ -18,7 +18,11 @@ Deno.test("parseCommandLine() reads the options and the command after --", () =>
       policy: "p.yaml",
       audit: "a.jsonl",
       unprobed: undefined,
+      pins: undefined,
+      newTools: undefined,
       command: ["deno", "run", "--policy", "x"],
+      url: undefined,
+      headers: [],
     },
   );
   const line = parseCommandLine([
@@ -63,6 +67,23 @@ Deno.test("parseCommandLine() refuses what it cannot run, saying what was expect
       ["--policy", "a", "--unprobed", "maybe", "--", "s"],
       /^Invalid --unprobed: "maybe": expected allow, ask or deny$/,
     ],
+    [
+      ["--policy", "a", "--new-tools", "maybe", "--", "s"],
+      /^Invalid --new-tools: "maybe": expected allow, ask or deny$/,
+    ],
+    [
+      ["--policy", "a", "--url", "http://h/mcp", "--", "s"],
+      /^Both --url and a server command/,
+    ],
+    [["--policy", "a", "--url", "ftp://h"], /^Invalid --url: ftp:\/\/h/],
+    [
+      ["--policy", "a", "--header", "A: b", "--", "s"],
+      /^--header needs --url/,
+    ],
+    [
+      ["--policy", "a", "--url", "http://h/", "--header", "no colon"],
+      /^Invalid --header: "no colon": expected 'Name: value'$/,
+    ],
   ];
   for (const [args, message] of cases) {
     await t.step(args.join(" "), () => {
@@ -73,4 +94,29 @@ Deno.test("parseCommandLine() refuses what it cannot run, saying what was expect
       });
     });
   }
+});
+
+Deno.test("parseCommandLine() reads pins, a URL and repeated headers", () => {
+  const line = parseCommandLine([
+    "--policy",
+    "p.yaml",
+    "--pins",
+    "pins.json",
+    "--new-tools=deny",
+    "--url",
+    "https://h.example/mcp",
+    "--header",
+    "Authorization: Bearer abc:def",
+    "--header=X-Team: a",
+  ]);
+  assert.equal(line.help, false);
+  if (line.help) return;
+  assert.equal(line.pins, "pins.json");
+  assert.equal(line.newTools, "deny");
+  assert.equal(line.url, "https://h.example/mcp");
+  assert.deepEqual(line.command, []);
+  assert.deepEqual(line.headers, [
+    ["Authorization", "Bearer abc:def"],
+    ["X-Team", "a"],
+  ]);
 });

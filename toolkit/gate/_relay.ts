@@ -36,8 +36,13 @@ export interface RelayHandlers {
   cancel(requestId: JsonRpcId, reason: unknown): boolean;
   /** The params of the host's `initialize` (forwarded as well). */
   initialize(params: Record<string, unknown> | undefined): void;
-  /** The result of a host's `tools/list` (passed on as well). */
-  toolsListed(result: Record<string, unknown>): void;
+  /**
+   * The result of a host's `tools/list`, passed on as it is, or as the
+   * promise returned says (the host's answers wait for it, in order).
+   */
+  toolsListed(
+    result: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> | undefined;
   /** The server's `notifications/tools/list_changed` (passed on as well). */
   toolsChanged(): void;
   /** The host closed its side. */
@@ -81,6 +86,8 @@ export class Relay {
   #phase: Phase = "running";
   #endServer!: () => void;
   #lastServerSend: Promise<unknown> = Promise.resolve();
+  // Set while an answer to the host waits on a review: later messages queue.
+  #hostWait: Promise<void> | undefined;
 
   // Ids sent to the server and to the host.
   #serverIds = new IdSpace();
@@ -276,7 +283,17 @@ export class Relay {
     this.#forwarded.delete(id);
     this.#serverIds.settle(id);
     if (forwarded.method === "tools/list" && "result" in message) {
-      handlers.toolsListed(message.result);
+      const shown = handlers.toolsListed(message.result);
+      if (shown !== undefined) {
+        this.#toHostWhen(
+          shown.then((result) => ({
+            ...message,
+            id: forwarded.hostId,
+            result,
+          })),
+        );
+        return;
+      }
     }
     this.toHost(
       forwarded.hostId === id ? message : { ...message, id: forwarded.hostId },
@@ -319,9 +336,26 @@ export class Relay {
     this.#lastServerSend = sent;
   }
 
-  /** Sends a message to the host. */
+  /** Sends a message to the host, after any answer still under review. */
   toHost(message: JsonRpcMessage): void {
-    this.#host.send(message).catch(() => {});
+    if (this.#hostWait === undefined) {
+      this.#host.send(message).catch(() => {});
+      return;
+    }
+    this.#toHostWhen(Promise.resolve(message));
+  }
+
+  /** Sends `message` once it resolves, keeping the host's messages in order. */
+  #toHostWhen(message: Promise<JsonRpcMessage>): void {
+    const turn: Promise<void> = (this.#hostWait ?? Promise.resolve())
+      .then(() => message)
+      .then((ready) => {
+        this.#host.send(ready).catch(() => {});
+      }, (error) => this.#log(`cannot pass an answer on: ${error}`))
+      .finally(() => {
+        if (this.#hostWait === turn) this.#hostWait = undefined;
+      });
+    this.#hostWait = turn;
   }
 
   /** Answers the host's request `id` with `reply`. */

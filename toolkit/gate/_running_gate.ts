@@ -9,6 +9,7 @@ import type { AuditSink } from "./_audit.ts";
 import { Gatekeeper } from "./_gatekeeper.ts";
 import { messageOf } from "./_log.ts";
 import { PendingCalls } from "./_pending_calls.ts";
+import type { Pins } from "./_pins.ts";
 import type { PolicySource } from "./_policy_source.ts";
 import { Relay } from "./_relay.ts";
 import type { ServerProcess } from "./_server_process.ts";
@@ -27,6 +28,8 @@ export interface RunningGateOptions {
   audit: AuditSink | undefined;
   /** The gate's own lines. */
   log: (line: string) => void;
+  /** The tools' pins, when the gate keeps them. */
+  pins?: Pins;
   /** How long the server, and calls still being decided, get to finish. */
   graceMs: number;
   /** How long a 2026-07-28 host may take to answer an approval question. */
@@ -55,6 +58,7 @@ export class RunningGate {
   #pending: PendingCalls;
   #tools: ToolList;
   #gatekeeper: Gatekeeper;
+  #pins: Pins | undefined;
   #resolveFinished!: (code: number) => void;
   #closing: Promise<number> | undefined;
   // Aborted when close() comes during a shutdown that the host's EOF began:
@@ -76,8 +80,11 @@ export class RunningGate {
       hostWritable: options.writable,
     }, options.log);
     this.#pending = new PendingCalls(this.#relay);
-    this.#tools = new ToolList((method, params) =>
-      this.#relay.requestServer(method, params).answer
+    const pins = options.pins;
+    this.#pins = pins;
+    this.#tools = new ToolList(
+      (method, params) => this.#relay.requestServer(method, params).answer,
+      pins === undefined ? undefined : (result) => pins.review(result),
     );
     this.#gatekeeper = new Gatekeeper(this.#relay, this.#pending, {
       source: options.source,
@@ -85,6 +92,7 @@ export class RunningGate {
       audit: options.audit,
       log: options.log,
       rounds: new ApprovalRounds({ ttlMs: options.approvalTtlMs }),
+      pins: options.pins,
     });
   }
 
@@ -171,6 +179,7 @@ export class RunningGate {
     this.#relay.failOwn(exit.reason);
     await this.#relay.close();
     await this.#source.close().catch(() => {});
+    await this.#pins?.close();
     await this.#audit?.close();
     this.#resolveFinished(exit.code);
   }

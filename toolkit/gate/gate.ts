@@ -19,6 +19,7 @@ import {
   watchPolicy,
 } from "./_policy_source.ts";
 import { RunningGate } from "./_running_gate.ts";
+import { Pins } from "./_pins.ts";
 import { APPROVAL_TTL_MS } from "./_approval_round.ts";
 
 const DECISIONS: readonly Decision[] = ["allow", "ask", "deny"];
@@ -66,6 +67,22 @@ export interface GateOptions {
    * @default {undefined}
    */
   audit?: string;
+  /**
+   * A file of tool pins: the first tool list the gate sees pins each
+   * tool's definition, and a pinned tool that changes is withheld until
+   * the user accepts it (`gate pins accept`).
+   *
+   * @default {undefined}
+   */
+  pins?: string;
+  /**
+   * For a tool that appears after the tools were pinned, when the pins
+   * file does not say: `allow` pins it, `ask` asks before each call until
+   * it is accepted, `deny` withholds it.
+   *
+   * @default {"ask"}
+   */
+  newTools?: Decision;
   /**
    * Where the gate's own messages go, one line per call.
    *
@@ -260,6 +277,29 @@ export async function startGate(
       );
     }
   }
+  let pins: Pins | undefined;
+  if (options.pins !== undefined) {
+    if (
+      options.newTools !== undefined && !DECISIONS.includes(options.newTools)
+    ) {
+      throw new TypeError(
+        `Cannot start the gate: newTools must be "allow", "ask" or "deny", got ${
+          JSON.stringify(options.newTools)
+        }`,
+      );
+    }
+    try {
+      pins = await Pins.open(options.pins, {
+        newTools: options.newTools,
+        audit,
+        log,
+      });
+    } catch (error) {
+      await source.close();
+      await audit?.close();
+      throw new Error(`Cannot read the pins: ${messageOf(error)}`);
+    }
+  }
   if (options.readable === undefined || options.writable === undefined) {
     // So that the host's stdin and stdout are read and written on the event
     // loop from the first message (a stdio server waits for its first answer
@@ -281,6 +321,7 @@ export async function startGate(
     source,
     audit,
     log,
+    pins,
     graceMs,
     approvalTtlMs,
     readable: options.readable,

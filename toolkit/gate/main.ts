@@ -4,12 +4,14 @@
 
 import { parseCommandLine, USAGE, UsageError } from "./_cli.ts";
 import { auditCommand } from "./_audit_command.ts";
+import { pinsCommand } from "./_pins_command.ts";
 import { startGate } from "./gate.ts";
 
 async function main(args: readonly string[]): Promise<number> {
   // `deno task gate -- audit verify FILE` passes its own "--" through.
   const rest = args[0] === "--" ? args.slice(1) : args;
   if (rest[0] === "audit") return await auditCommand(rest.slice(1));
+  if (rest[0] === "pins") return await pinsCommand(rest.slice(1));
   let line;
   try {
     line = parseCommandLine(args);
@@ -30,6 +32,8 @@ async function main(args: readonly string[]): Promise<number> {
       policy: line.policy,
       audit: line.audit,
       unprobed: line.unprobed,
+      pins: line.pins,
+      newTools: line.newTools,
     });
   } catch (error) {
     console.error(

@@ -1,0 +1,280 @@
+// Internal: tool pins in a running gate. The first tools/list the gate
+// sees (every page of it) pins each tool's definition; from then on a
+// pinned tool whose definition changed is withheld: removed from the lists
+// the host gets, its calls refused, the change audited, logged and kept in
+// the pins file's `pending` for `pins review` and `pins accept`. A tool
+// new since the pins is decided by `newTools`: allow pins it, deny
+// withholds it, ask (the default) lists it and asks before each call. An
+// accept made while the gate runs counts from the next list or call.
+
+import type { Decision } from "../policy/mod.ts";
+import { isRecord } from "../_util/json_type.ts";
+import type { AuditSink } from "./_audit.ts";
+import type { Verdict } from "./_decide.ts";
+import {
+  changedFields,
+  definitionOf,
+  digestOf,
+  type PendingPin,
+  type PinData,
+  PINNED_FIELDS,
+  readPins,
+  type ToolDefinition,
+  updatePins,
+} from "./_pin_file.ts";
+
+/** What the pins say about a call of one tool. */
+export type PinState =
+  | { kind: "withheld"; refusal: string }
+  | { kind: "ask"; why: string };
+
+/** Options for {@linkcode Pins.open}. */
+export interface PinsOptions {
+  /** For a tool new since the pins, when the pins file does not say. */
+  newTools?: Decision;
+  /** Where each change is recorded. */
+  audit: AuditSink | undefined;
+  /** The gate's own lines. */
+  log: (line: string) => void;
+}
+
+/** A tool as last listed by the server. */
+interface Seen {
+  digest: string;
+  definition: ToolDefinition;
+}
+
+/** The pins of one gate, and what it saw of the tools since. */
+export class Pins {
+  #path: string;
+  #data: PinData;
+  #text: string | undefined;
+  #options: PinsOptions;
+  // Pinning the first list: from a file with no pins, until a page without
+  // a next cursor.
+  #recording: boolean;
+  #seen = new Map<string, Seen>();
+  #states = new Map<string, PinState>();
+  #writes: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    path: string,
+    snapshot: { data: PinData; text: string | undefined },
+    options: PinsOptions,
+  ) {
+    this.#path = path;
+    this.#data = snapshot.data;
+    this.#text = snapshot.text;
+    this.#options = options;
+    this.#recording = Object.keys(snapshot.data.tools).length === 0;
+  }
+
+  /** Reads the pins file at `path` (none yet: the first list pins). */
+  static async open(path: string, options: PinsOptions): Promise<Pins> {
+    return new Pins(path, await readPins(path), options);
+  }
+
+  /** The setting for new tools in force. */
+  get newTools(): Decision {
+    return this.#data.newTools ?? this.#options.newTools ?? "ask";
+  }
+
+  /**
+   * Reviews one page of a `tools/list` result: pins, withholds or marks
+   * each tool; resolves with the page the host may see.
+   */
+  async review(
+    result: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    if (!Array.isArray(result.tools)) return result;
+    await this.#reload();
+    const recording = this.#recording;
+    if (typeof result.nextCursor !== "string") this.#recording = false;
+    const pins: Record<string, { digest: string; definition: ToolDefinition }> =
+      {};
+    const pending: Record<string, PendingPin> = {};
+    const shown: unknown[] = [];
+    for (const tool of result.tools) {
+      if (!isRecord(tool) || typeof tool.name !== "string") {
+        shown.push(tool);
+        continue;
+      }
+      const name = tool.name;
+      const definition = definitionOf(tool);
+      const digest = await digestOf(definition);
+      this.#seen.set(name, { digest, definition });
+      const pin = this.#data.tools[name];
+      if (pin === undefined && (recording || this.newTools === "allow")) {
+        pins[name] = { digest, definition };
+        if (!recording) {
+          this.#note(
+            name,
+            "added",
+            [...fieldsOf(definition)],
+            digest,
+            "pinned",
+          );
+        }
+        shown.push(tool);
+        continue;
+      }
+      if (pin !== undefined && pin.digest === digest) {
+        this.#states.delete(name);
+        shown.push(tool);
+        continue;
+      }
+      const change = pin === undefined ? "added" : "changed";
+      const fields = pin === undefined
+        ? fieldsOf(definition)
+        : changedFields(pin.definition, definition);
+      const action = change === "added" && this.newTools === "ask"
+        ? "ask"
+        : "withheld";
+      this.#states.set(name, this.#stateOf(name, change, fields, action));
+      if (action === "ask") shown.push(tool);
+      if (this.#data.pending[name]?.digest !== digest) {
+        pending[name] = {
+          digest,
+          definition,
+          change,
+          fields,
+          seen: new Date().toISOString(),
+        };
+        this.#note(name, change, fields, digest, action);
+      }
+    }
+    if (Object.keys(pins).length > 0 || Object.keys(pending).length > 0) {
+      await this.#write((data) => {
+        Object.assign(data.tools, pins);
+        for (const name of Object.keys(pins)) delete data.pending[name];
+        Object.assign(data.pending, pending);
+      });
+    }
+    return { ...result, tools: shown };
+  }
+
+  /**
+   * What the pins say about a call of `name`: withheld, asked, or nothing
+   * (`undefined`). Reads the file again first, so an accept counts at once.
+   */
+  async check(name: string): Promise<PinState | undefined> {
+    if (!this.#states.has(name)) return undefined;
+    await this.#reload();
+    return this.#states.get(name);
+  }
+
+  /** Waits for the file writes under way. */
+  async close(): Promise<void> {
+    await this.#writes;
+  }
+
+  /** Reads the file again when it changed, and what it accepts is let through. */
+  async #reload(): Promise<void> {
+    await this.#writes;
+    let snapshot;
+    try {
+      snapshot = await readPins(this.#path);
+    } catch (error) {
+      this.#options.log(
+        `${(error as Error).message} (keeping the pins read before)`,
+      );
+      return;
+    }
+    if (snapshot.text === this.#text) return;
+    this.#data = snapshot.data;
+    this.#text = snapshot.text;
+    for (const [name, seen] of this.#seen) {
+      if (this.#data.tools[name]?.digest === seen.digest) {
+        this.#states.delete(name);
+      }
+    }
+  }
+
+  async #write(change: (data: PinData) => void): Promise<void> {
+    const written = this.#writes.then(async () => {
+      try {
+        const snapshot = await updatePins(this.#path, change);
+        this.#data = snapshot.data;
+        this.#text = snapshot.text;
+      } catch (error) {
+        this.#options.log(
+          `cannot write the pins file ${this.#path}: ${
+            (error as Error).message
+          }`,
+        );
+      }
+    });
+    this.#writes = written;
+    await written;
+  }
+
+  /** Logs and audits a change seen for the first time. */
+  #note(
+    name: string,
+    change: "changed" | "added",
+    fields: readonly string[],
+    digest: string,
+    action: "withheld" | "ask" | "pinned",
+  ): void {
+    const what = change === "changed"
+      ? `changed since it was pinned (${fields.join(", ")})`
+      : "is new since the tools were pinned";
+    const done = action === "pinned"
+      ? "pinned (newTools: allow)"
+      : action === "ask"
+      ? `each call is asked until it is accepted (review: deno task gate pins review ${this.#path})`
+      : `withheld until it is accepted (review: deno task gate pins review ${this.#path})`;
+    this.#options.log(`the tool ${name} ${what}: ${done}`);
+    this.#options.audit?.write({
+      time: new Date().toISOString(),
+      event: change === "changed" ? "tool-changed" : "tool-added",
+      tool: name,
+      fields,
+      action,
+      digest,
+    });
+  }
+
+  #stateOf(
+    name: string,
+    change: "changed" | "added",
+    fields: readonly string[],
+    action: "withheld" | "ask",
+  ): PinState {
+    const accept =
+      `Review it with "deno task gate pins review ${this.#path}" and accept it with "deno task gate pins accept ${this.#path} ${name}".`;
+    if (action === "ask") {
+      return {
+        kind: "ask",
+        why:
+          `The tool "${name}" is new since the server's tools were pinned (newTools: ask). ${accept}`,
+      };
+    }
+    const what = change === "changed"
+      ? `changed since it was pinned (${fields.join(", ")})`
+      : `is new since the server's tools were pinned (newTools: ${this.newTools})`;
+    return {
+      kind: "withheld",
+      refusal:
+        `The gate withholds the tool ${name}: it ${what}, and a changed tool is not run until the user accepts it. Nothing was run. ${accept}`,
+    };
+  }
+}
+
+/** The fields a new tool has. */
+function fieldsOf(definition: ToolDefinition): string[] {
+  return PINNED_FIELDS.filter((field) => definition[field] !== undefined);
+}
+
+/** An allowed verdict turned into an asked one: the tool is new since the pins. */
+export function askedAsNew(verdict: Verdict, why: string): Verdict {
+  if (verdict.decision !== "allow") return verdict;
+  return {
+    ...verdict,
+    decision: "ask",
+    rule: "newTools",
+    question: `${why}\n${verdict.question}`,
+    cannotAsk:
+      `This call needs the user's approval, and this host cannot ask for it (it did not declare the elicitation capability): ${why} Nothing was run.`,
+  };
+}
