@@ -1,0 +1,137 @@
+import assert from "node:assert/strict";
+import { fileAccess } from "../patterns/file.ts";
+import { compileTemplate, FillError, fillTemplates } from "./_template.ts";
+import { parsePolicyText } from "./_policy_source.ts";
+
+async function fill(templates: string[], args: Record<string, unknown>) {
+  const root = await Deno.realPath(await Deno.makeTempDir());
+  await Deno.mkdir(`${root}/notes`);
+  return await fillTemplates(
+    templates.map(compileTemplate),
+    args,
+    fileAccess(root),
+  );
+}
+
+async function problem(templates: string[], args: Record<string, unknown>) {
+  const error = await fill(templates, args).then(
+    () => assert.fail("filled"),
+    (e) => e,
+  );
+  assert.ok(error instanceof FillError, String(error));
+  return error.message;
+}
+
+Deno.test("fillTemplates() gives one canonical pattern per target", async () => {
+  assert.deepEqual(await fill(["write:{path}"], { path: "notes/./a.txt" }), [
+    "write:notes/a.txt",
+  ]);
+  assert.deepEqual(await fill(["read:{paths[]}"], { paths: ["a", "b/../c"] }), [
+    "read:a",
+    "read:c",
+  ]);
+  assert.deepEqual(
+    await fill(["delete:{source}", "write:{destination}"], {
+      source: "notes/[a].md",
+      destination: "/etc/x",
+    }),
+    ["delete:notes/\\[a\\].md", "write:/etc/x"],
+  );
+  assert.deepEqual(
+    await fill(["net:{url}", "net:{proxy?}"], {
+      url: "https://EXAMPLE.com:443/a",
+    }),
+    [
+      "net:https://example.com",
+    ],
+  );
+  assert.deepEqual(await fill(["exec:{command}"], { command: "git status" }), [
+    "exec:git status",
+  ]);
+  // A shell script is named as one: a rule on "git push" never matches it.
+  assert.deepEqual(
+    await fill(["exec:{command}"], { command: "git push; rm -rf /" }),
+    ["exec:sh -c git\\ push;\\ rm\\ -rf\\ /"],
+  );
+  assert.deepEqual(await fill(["exec:{argv}"], { argv: ["/bin/rm", "x"] }), [
+    "exec:/bin/rm x",
+    "exec:rm x",
+  ]);
+  assert.deepEqual(
+    await fill(["x-memory-write:{relations[].from}"], {
+      relations: [{ from: "a*" }, { from: "b" }],
+    }),
+    ["x-memory-write:a\\*", "x-memory-write:b"],
+  );
+});
+
+Deno.test("fillTemplates() refuses arguments it cannot decide, naming them", async () => {
+  assert.match(await problem(["write:{path}"], {}), /^path: missing/);
+  assert.match(
+    await problem(["read:{paths[]}"], { paths: "a" }),
+    /^paths: expected an array of strings, got string/,
+  );
+  assert.match(
+    await problem(["read:{paths[]}"], { paths: ["a", 3] }),
+    /^paths\[1\]: expected a string, got number/,
+  );
+  assert.match(await problem(["read:{paths[]}"], { paths: [] }), /empty list/);
+  assert.match(
+    await problem(["write:{path}"], { path: "../x" }),
+    /^path: .*leaves the root/,
+  );
+  assert.match(
+    await problem(["write:{path}"], { path: "~/.ssh/x" }),
+    /^path: .*starts with "~"/,
+  );
+  assert.match(
+    await problem(["net:{url}"], { url: "file:///etc" }),
+    /^url: scheme "file:"/,
+  );
+});
+
+Deno.test("fillTemplates() decides a link by where it points as well", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir());
+  await Deno.mkdir(`${root}/secrets`);
+  await Deno.symlink("secrets", `${root}/inbox`);
+  const patterns = await fillTemplates(
+    [compileTemplate("delete:{path}")],
+    { path: "inbox" },
+    fileAccess(root),
+  );
+  assert.deepEqual(patterns, ["delete:inbox", "delete:secrets"]);
+});
+
+Deno.test("a wrong template is located as field, line and column", () => {
+  const text =
+    'roots: ["/w"]\ntools:\n  write_file: { patterns: ["write:{path"] }\n';
+  assert.throws(
+    () => parsePolicyText(text, "yaml"),
+    (error: Error & { line: number; column: number }) => {
+      assert.match(
+        error.message,
+        /^tools\.write_file\.patterns\[0\]: "\{" is not closed/,
+      );
+      assert.equal(error.line, 3);
+      assert.equal(error.column, 35); // the "{"
+      return true;
+    },
+  );
+  assert.throws(
+    () =>
+      parsePolicyText('tools:\n  w: { patterns: ["write:{path}"] }\n', "yaml"),
+    /tools\.w\.patterns\[0\]: a file pattern needs a root/,
+  );
+  assert.throws(
+    () => parsePolicyText("presets: [filesytem]\n", "yaml"),
+    /presets\[0\]: unknown preset "filesytem"/,
+  );
+  assert.throws(
+    () => parsePolicyText("presets: [filesystem]\n", "yaml"),
+    /presets\[0\]: the filesystem preset names files/,
+  );
+  assert.throws(
+    () => parsePolicyText("annotations: { readOnly: yes }\n", "yaml"),
+    /annotations\.readOnly: expected "allow", "ask" or "deny"/,
+  );
+});
