@@ -34,6 +34,7 @@ import {
   probeParams,
   readProbeAnswer,
 } from "./_pattern_meta.ts";
+import { askedAsNew, type Pins } from "./_pins.ts";
 import type { PolicySource } from "./_policy_source.ts";
 import type { HostRequest, Relay } from "./_relay.ts";
 import type { ToolList } from "./_tool_list.ts";
@@ -50,6 +51,8 @@ export interface GatekeeperOptions {
   log: (line: string) => void;
   /** The approvals asked of 2026-07-28 hosts. */
   rounds: ApprovalRounds;
+  /** The tools' pins, when the gate keeps them. */
+  pins?: Pins;
 }
 
 /** How far the decision on one call got: what a cancellation audits. */
@@ -74,6 +77,7 @@ export class Gatekeeper {
   #log: (line: string) => void;
   #hostCanElicit = false;
   #rounds: ApprovalRounds;
+  #pins: Pins | undefined;
 
   constructor(relay: Relay, pending: PendingCalls, options: GatekeeperOptions) {
     this.#relay = relay;
@@ -83,6 +87,7 @@ export class Gatekeeper {
     this.#audit = options.audit;
     this.#log = options.log;
     this.#rounds = options.rounds;
+    this.#pins = options.pins;
   }
 
   /** Reads the capabilities of a host's `initialize`: can it be asked? */
@@ -164,6 +169,24 @@ export class Gatekeeper {
     // hides from its list is never run unchecked.
     const listed = this.#tools.get(name) !== undefined;
     progress.unlisted = !listed;
+    // A tool that changed since it was pinned is not run, nor probed.
+    const pinned = this.#pins === undefined
+      ? undefined
+      : await this.#pending.withCancel(call, this.#pins.check(name));
+    if (pinned?.kind === "withheld") {
+      progress.recorded = true;
+      await this.#record({
+        tool: name,
+        patterns: [],
+        decision: "deny",
+        outcome: "withheld",
+        rule: "pins",
+      }, started);
+      this.#relay.answerHost(message.id, {
+        result: refusal(pinned.refusal, era),
+      });
+      return;
+    }
     const probed = this.#tools.get(name)?.probed === true;
     if (probed && meta?.[META_PERMISSION_PATTERNS] === true) {
       // The host's own probe runs nothing. Any other flag value is decided
@@ -235,6 +258,7 @@ export class Gatekeeper {
           nowEntry?.decision,
         );
     }
+    if (pinned?.kind === "ask") verdict = askedAsNew(verdict, pinned.why);
     progress.verdict = verdict;
     const record = (outcome: AuditOutcome) => {
       progress.recorded = true;

@@ -21,6 +21,11 @@ export type RequestServer = (
   params: Record<string, unknown>,
 ) => Promise<JsonRpcMessage>;
 
+/** Reviews a page of the list (pins): resolves with the page the host may see. */
+export type ReviewList = (
+  result: Record<string, unknown>,
+) => Promise<Record<string, unknown>>;
+
 /** A walk of the list stops after this many pages. */
 const MAX_PAGES = 1000;
 
@@ -29,9 +34,11 @@ export class ToolList {
   #tools = new Map<string, ToolInfo>();
   #fetching: Promise<void> | undefined;
   #request: RequestServer;
+  #review: ReviewList | undefined;
 
-  constructor(request: RequestServer) {
+  constructor(request: RequestServer, review?: ReviewList) {
     this.#request = request;
+    this.#review = review;
   }
 
   /** The tool `name`, or `undefined` when no list seen holds it. */
@@ -39,8 +46,25 @@ export class ToolList {
     return this.#tools.get(name);
   }
 
-  /** Learns the tools of one page of a `tools/list` result. */
-  learn(result: Record<string, unknown>): void {
+  /**
+   * Learns the tools of one page of a `tools/list` result; with a reviewer,
+   * resolves with the page the host may see once it has reviewed it.
+   */
+  learn(
+    result: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> | undefined {
+    if (this.#review === undefined) {
+      this.#learn(result);
+      return undefined;
+    }
+    return this.#review(result).then((shown) => {
+      // Withheld tools are known too: their calls are refused, not unlisted.
+      this.#learn(result);
+      return shown;
+    });
+  }
+
+  #learn(result: Record<string, unknown>): void {
     if (!Array.isArray(result.tools)) return;
     for (const tool of result.tools) {
       if (!isRecord(tool) || typeof tool.name !== "string") continue;
@@ -73,7 +97,7 @@ export class ToolList {
           ...(era === undefined ? {} : { _meta: era }),
         });
         if (!("result" in answer)) return;
-        this.learn(answer.result);
+        await this.learn(answer.result);
         cursor = answer.result.nextCursor;
         if (typeof cursor !== "string") return;
       }
