@@ -4,6 +4,7 @@
 // that a templated call is decided on the same patterns a probe would give.
 
 import {
+  CONTROL,
   isPatternVerb,
   type TargetKind,
   targetKind,
@@ -52,7 +53,6 @@ export class TemplateSyntaxError extends TypeError {
 }
 
 const PLACEHOLDER = /^[A-Za-z0-9_$-]+(\[\])?(\.[A-Za-z0-9_$-]+(\[\])?)*\??$/;
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 /** Words a shell passes on unchanged: no quoting, expansion or operators. */
 const PLAIN_WORDS = /^[A-Za-z0-9_./=:@%+,-]+( [A-Za-z0-9_./=:@%+,-]+)*$/;
 
