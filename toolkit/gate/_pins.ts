@@ -7,10 +7,13 @@
 // withholds it, ask (the default) lists it and asks before each call. An
 // accept made while the gate runs counts from the next list or call.
 
+import { dirname, resolve } from "node:path";
 import type { Decision } from "../policy/mod.ts";
+import { formatForPath } from "../../validate/mod.ts";
 import { isRecord } from "../_util/json_type.ts";
 import type { AuditSink } from "./_audit.ts";
 import type { Verdict } from "./_decide.ts";
+import { parsePolicyText } from "./_policy_source.ts";
 import {
   changedFields,
   definitionOf,
@@ -277,4 +280,17 @@ export function askedAsNew(verdict: Verdict, why: string): Verdict {
     cannotAsk:
       `This call needs the user's approval, and this host cannot ask for it (it did not declare the elicitation capability): ${why} Nothing was run.`,
   };
+}
+
+/**
+ * The pins file a policy file names (`pins: FILE`), resolved against the
+ * policy file's folder; `undefined` when it names none.
+ */
+export async function pinsInPolicy(
+  policyPath: string,
+): Promise<string | undefined> {
+  const format = formatForPath(policyPath);
+  if (format === undefined) return undefined;
+  const { pins } = parsePolicyText(await Deno.readTextFile(policyPath), format);
+  return pins === undefined ? undefined : resolve(dirname(policyPath), pins);
 }

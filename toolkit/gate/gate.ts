@@ -19,7 +19,7 @@ import {
   watchPolicy,
 } from "./_policy_source.ts";
 import { RunningGate } from "./_running_gate.ts";
-import { Pins } from "./_pins.ts";
+import { Pins, pinsInPolicy } from "./_pins.ts";
 import { APPROVAL_TTL_MS } from "./_approval_round.ts";
 
 const DECISIONS: readonly Decision[] = ["allow", "ask", "deny"];
@@ -278,7 +278,12 @@ export async function startGate(
     }
   }
   let pins: Pins | undefined;
-  if (options.pins !== undefined) {
+  // The command line's --pins, or the policy file's `pins`.
+  const pinsPath = options.pins ??
+    (typeof options.policy === "string"
+      ? await pinsInPolicy(options.policy).catch(() => undefined)
+      : undefined);
+  if (pinsPath !== undefined) {
     if (
       options.newTools !== undefined && !DECISIONS.includes(options.newTools)
     ) {
@@ -289,7 +294,7 @@ export async function startGate(
       );
     }
     try {
-      pins = await Pins.open(options.pins, {
+      pins = await Pins.open(pinsPath, {
         newTools: options.newTools,
         audit,
         log,

@@ -10,6 +10,7 @@ import {
   textOf,
 } from "./testdata/gate_process.ts";
 import { verifyAudit } from "./_audit_verify.ts";
+import { parseGatePolicy } from "./policy_file.ts";
 
 const MAIN = new URL("./main.ts", import.meta.url).pathname;
 const SERVER = [
@@ -162,6 +163,23 @@ Deno.test("a pinned tool whose description changed is withheld until accepted", 
       assert.equal(none.code, 1);
       assert.match(none.stderr, /Nothing to accept for nope/);
     },
+  );
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("the policy file's pins key names the pins file, beside the policy", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gate-pins-" });
+  const policy = `${dir}/policy.yaml`;
+  await Deno.writeTextFile(policy, "unprobed: allow\npins: tools.pins.json\n");
+  {
+    await using gate = await startGateProcess(["--policy", policy], SERVER);
+    assert.deepEqual(names(await rpc(gate, "tools/list")), ["note"]);
+  }
+  const file = JSON.parse(await Deno.readTextFile(`${dir}/tools.pins.json`));
+  assert.deepEqual(Object.keys(file.tools), ["note"]);
+  assert.throws(
+    () => parseGatePolicy({ pins: 3 }),
+    /pins: expected the pins file's path, got number/,
   );
   await Deno.remove(dir, { recursive: true });
 });

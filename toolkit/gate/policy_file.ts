@@ -28,6 +28,7 @@ const KEYS: readonly string[] = [
   "roots",
   "presets",
   "annotations",
+  "pins",
 ];
 
 /**
@@ -82,6 +83,11 @@ export interface GatePolicy {
   readonly annotations:
     | Readonly<{ readOnly?: Decision; destructive?: Decision }>
     | undefined;
+  /**
+   * The tool pins file (`gate --pins`), relative to the policy file;
+   * read once at start. `undefined` when the file does not say.
+   */
+  readonly pins?: string;
 }
 
 /**
@@ -161,7 +167,7 @@ export function parseGatePolicy(value: unknown): GatePolicy {
     if (!KEYS.includes(key)) {
       const near = KEYS.find((known) => closeTo(key, known));
       throw new GatePolicyError(
-        `unknown key: expected allow, ask, deny, unprobed, tools, roots, presets or annotations${
+        `unknown key: expected allow, ask, deny, unprobed, tools, roots, presets, annotations or pins${
           near === undefined ? "" : ` (did you mean "${near}"?)`
         }`,
         [key],
@@ -228,6 +234,13 @@ export function parseGatePolicy(value: unknown): GatePolicy {
     if (!(error instanceof MappingError)) throw error;
     throw new GatePolicyError(error.message, error.path, error.column);
   }
+  const pins = value.pins ?? undefined;
+  if (pins !== undefined && (typeof pins !== "string" || pins === "")) {
+    throw new GatePolicyError(
+      `expected the pins file's path, got ${typeName(pins)}`,
+      ["pins"],
+    );
+  }
   let policy: Policy;
   try {
     policy = new Policy(rules);
@@ -246,6 +259,7 @@ export function parseGatePolicy(value: unknown): GatePolicy {
     rules: Object.freeze(rules),
     unprobed,
     ...mapping,
+    ...(pins === undefined ? {} : { pins }),
   });
 }
 
