@@ -8,7 +8,7 @@
 // and a handler that asks the client for input answered input-required
 // (SEP-2322) instead of with a request the client cannot receive.
 
-import { AsyncLocalStorage } from "node:async_hooks";
+import type { AsyncLocalStorage } from "node:async_hooks";
 import type { AuthInfo, JsonRpcId, McpTransport } from "../jsonrpc/types.ts";
 import { isRecord, jsonType } from "../_util/json_type.ts";
 import type { LazyAbort } from "../_util/abort.ts";
@@ -50,14 +50,27 @@ import type {
  * running, across its awaits: concurrent requests on one stdio session each
  * declare their own, and none may see another's.
  */
-const REQUEST_CAPABILITIES = new AsyncLocalStorage<Record<string, unknown>>();
+let requestCapabilityStore:
+  | AsyncLocalStorage<Record<string, unknown>>
+  | undefined;
+let loadingCapabilityStore: Promise<void> | undefined;
+
+// node:async_hooks costs a process about 4 MiB: the first 2026-07-28
+// request that runs a handler loads it, not every server at start.
+function loadCapabilityStore(): Promise<void> {
+  return loadingCapabilityStore ??= import("node:async_hooks").then(
+    ({ AsyncLocalStorage }) => {
+      requestCapabilityStore = new AsyncLocalStorage();
+    },
+  );
+}
 
 /** Signs input-required state when a server gives no signer of its own: one key per process. */
 const PROCESS_SIGNER = new RequestStateSigner();
 
 /** The client capabilities of the 2026-07-28 request whose handler runs now, if any. */
 export function requestCapabilities(): Record<string, unknown> | undefined {
-  return REQUEST_CAPABILITIES.getStore();
+  return requestCapabilityStore?.getStore();
 }
 
 /** What the stateless half of a session works with. */
@@ -150,10 +163,14 @@ export class StatelessSession<C> {
       return this.#listen(id, args, controller);
     }
     const session = this.#session;
-    if (INPUT_METHODS.has(method) && !requestSigningLoaded()) {
+    const needsSigning = INPUT_METHODS.has(method) && !requestSigningLoaded();
+    if (requestCapabilityStore === undefined || needsSigning) {
       // The token is the message's: set again while the request resumes.
       const authInfo = session.authInfo;
-      return loadRequestSigning().then(() => {
+      return Promise.all([
+        loadCapabilityStore(),
+        needsSigning ? loadRequestSigning() : undefined,
+      ]).then(() => {
         session.authInfo = authInfo;
         try {
           return this.request(id, method, params, controller);
@@ -174,7 +191,7 @@ export class StatelessSession<C> {
     let outcome: unknown;
     try {
       // Per request, across the handler's awaits: no request sees another's.
-      outcome = REQUEST_CAPABILITIES.run(
+      outcome = requestCapabilityStore.run(
         meta.clientCapabilities,
         () =>
           handler!(
