@@ -136,8 +136,10 @@ export class GatePolicyError extends TypeError {
  * Checks the parsed content of a policy file and builds its
  * {@linkcode Policy}. The file is an object with optional `allow`, `ask` and
  * `deny` lists of rule strings (the grammar of `@forge/toolkit/policy`), an
- * optional `unprobed` of `"allow"`, `"ask"` or `"deny"`, and an optional
- * `tools` object of tool names to one of those; nothing else.
+ * optional `unprobed` of `"allow"`, `"ask"` or `"deny"`, an optional `tools`
+ * object of tool names (or globs) to one of those or to
+ * `{ patterns: [templates] }`, and optional `roots`, `presets` and
+ * `annotations`; nothing else.
  *
  * @example A policy file in YAML
  * ```ts
