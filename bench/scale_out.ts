@@ -1,0 +1,467 @@
+/**
+ * Scale-out: calls per second through nginx to one everything-server
+ * instance against two, each with and without `--redis`, and what a Redis
+ * round trip adds to a task call.
+ *
+ * Starts one redis-server (no persistence), six instances of
+ * `examples/everything/main.ts --http` (one and two without Redis, one and
+ * two with it) and one nginx per configuration from
+ * `examples/everything/nginx.conf`, four in all. Then, in `--rounds` rounds, each starting with the next
+ * configuration, sends `--calls` 2026-07-28 `tools/call` requests of
+ * `test_simple_text` through each configuration's nginx, `--clients` in
+ * flight (at most `--seconds` per run), every answer checked; and
+ * `--tasks` task calls (`slow_compute` with 0 s: the create, then
+ * `tasks/get` until `completed`) one at a time straight to the single
+ * instance with Redis and to the one without. Prints the medians over the
+ * rounds. Everything is on 127.0.0.1; every process it started is stopped
+ * by its pid.
+ *
+ * ```sh
+ * cd bench
+ * deno task scale-out                       # 5 rounds, 32 clients, 3000 calls a run
+ * deno task scale-out --rounds 3 --calls 1000 --tasks 20
+ * ```
+ *
+ * @module
+ */
+
+import {
+  installed,
+  type Started,
+  startInstance,
+  startNginx,
+  startRedis,
+} from "./_cluster.ts";
+import { median, percentile, rotate } from "./_stats.ts";
+
+/** What the command line asked for. */
+export interface Options {
+  /** Rounds; each measures every configuration once. */
+  rounds: number;
+  /** Requests in flight at once. */
+  clients: number;
+  /** `tools/call` requests per configuration and round. */
+  calls: number;
+  /** The longest a configuration's run may take, in seconds. */
+  seconds: number;
+  /** Task calls per store and round. */
+  tasks: number;
+}
+
+/** The defaults of {@linkcode parseOptions}. */
+export const DEFAULTS: Readonly<Options> = {
+  rounds: 5,
+  clients: 32,
+  calls: 3000,
+  seconds: 10,
+  tasks: 50,
+};
+
+/**
+ * Parses `--rounds N`, `--clients N`, `--calls N`, `--seconds N` and
+ * `--tasks N` (also as `--name=N`). A `TypeError` for an unknown option, a
+ * `RangeError` for a value that is not a positive integer.
+ *
+ * @example
+ * ```ts
+ * import { parseOptions } from "./scale_out.ts";
+ *
+ * parseOptions(["--rounds", "3", "--clients=8"]).clients; // 8
+ * ```
+ */
+export function parseOptions(args: readonly string[]): Options {
+  const options: Options = { ...DEFAULTS };
+  for (let i = 0; i < args.length; i++) {
+    const [flag, inline] = args[i].split(/=(.*)/s, 2);
+    const name = flag.replace(/^--/, "");
+    if (!flag.startsWith("--") || !(name in DEFAULTS)) {
+      throw new TypeError(`Invalid arguments: unknown option: ${args[i]}`);
+    }
+    const raw = inline ?? args[++i];
+    const value = Number(raw);
+    if (raw === undefined || !Number.isSafeInteger(value) || value < 1) {
+      throw new RangeError(
+        `Invalid arguments: ${flag} expects a positive integer, got ${
+          raw === undefined ? "nothing" : JSON.stringify(raw)
+        }`,
+      );
+    }
+    options[name as keyof Options] = value;
+  }
+  return options;
+}
+
+/** One run of one configuration. */
+export interface Run {
+  /** Answers that were checked and right. */
+  calls: number;
+  /** Requests that failed or were answered wrong. */
+  errors: number;
+  /** Wall time of the run, in milliseconds. */
+  ms: number;
+  /** Each right answer's latency, in milliseconds. */
+  latencies: number[];
+}
+
+/** The figures of one configuration over the rounds. */
+export interface Summary {
+  /** The median of the rounds' calls per second. */
+  callsPerSecond: number;
+  /** The lowest and highest round. */
+  range: [number, number];
+  /** The median of the rounds' p50 latencies, in milliseconds. */
+  p50: number;
+  /** The median of the rounds' p99 latencies, in milliseconds. */
+  p99: number;
+  /** Errors over every round. */
+  errors: number;
+}
+
+/**
+ * Folds a configuration's runs into medians over the rounds: each round's
+ * calls per second (right answers over wall time), p50 and p99 first, then
+ * their medians, so one noisy round moves nothing. A `RangeError` without
+ * runs or when a run has no right answer.
+ *
+ * @example
+ * ```ts
+ * import { summarize } from "./scale_out.ts";
+ *
+ * summarize([
+ *   { calls: 100, errors: 0, ms: 1000, latencies: [1, 2, 3] },
+ *   { calls: 300, errors: 1, ms: 1000, latencies: [2, 3, 4] },
+ *   { calls: 200, errors: 0, ms: 1000, latencies: [3, 4, 5] },
+ * ]).callsPerSecond; // 200
+ * ```
+ */
+export function summarize(runs: readonly Run[]): Summary {
+  if (runs.length === 0) {
+    throw new RangeError("Cannot summarize: no runs");
+  }
+  const rates = runs.map((run) => {
+    if (run.calls === 0 || run.latencies.length === 0) {
+      throw new RangeError(
+        `Cannot summarize: a run has no right answer (${run.errors} errors)`,
+      );
+    }
+    return run.calls / (run.ms / 1000);
+  });
+  return {
+    callsPerSecond: median(rates),
+    range: [Math.min(...rates), Math.max(...rates)],
+    p50: median(runs.map((run) => percentile(run.latencies, 50))),
+    p99: median(runs.map((run) => percentile(run.latencies, 99))),
+    errors: runs.reduce((sum, run) => sum + run.errors, 0),
+  };
+}
+
+const PROTOCOL = "2026-07-28";
+const META = {
+  "io.modelcontextprotocol/protocolVersion": PROTOCOL,
+  "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
+  // Task calls need the tasks extension declared.
+  "io.modelcontextprotocol/clientCapabilities": {
+    extensions: { "io.modelcontextprotocol/tasks": {} },
+  },
+};
+const REQUEST_MS = 10_000;
+
+let nextId = 0;
+
+/** Sends one 2026-07-28 request; the JSON-RPC answer, from JSON or SSE. */
+async function rpc(
+  url: string,
+  method: string,
+  params: Record<string, unknown>,
+): Promise<{ id: number; answer: Record<string, unknown> }> {
+  const id = ++nextId;
+  const response = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": PROTOCOL,
+      "mcp-method": method,
+      "mcp-name": String(params.name ?? params.taskId),
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method,
+      params: { ...params, _meta: META },
+    }),
+    signal: AbortSignal.timeout(REQUEST_MS),
+  });
+  const body = await response.text();
+  const json = response.headers.get("content-type")?.includes("event-stream")
+    ? body.split("\n").findLast((line) => line.startsWith("data: {"))
+      ?.slice(6)
+    : body;
+  let answer: Record<string, unknown> | undefined;
+  try {
+    answer = JSON.parse(json ?? "");
+  } catch {
+    // Reported below with the body.
+  }
+  if (response.status !== 200 || answer?.id !== id || !("result" in answer)) {
+    throw new Error(
+      `Unexpected answer to ${method} ${id}: ${response.status} ${body}`,
+    );
+  }
+  return { id, answer: answer.result as Record<string, unknown> };
+}
+
+const EXPECTED_TEXT = "This is a simple text response for testing.";
+
+/** `calls` checked calls to `url`, `clients` in flight, at most `seconds`. */
+async function drive(
+  url: string,
+  options: { calls: number; clients: number; seconds: number },
+): Promise<Run> {
+  const run: Run = { calls: 0, errors: 0, ms: 0, latencies: [] };
+  let issued = 0;
+  const start = performance.now();
+  const deadline = start + options.seconds * 1000;
+  const client = async () => {
+    // Bounded by count and by time.
+    while (issued < options.calls && performance.now() < deadline) {
+      issued++;
+      const sent = performance.now();
+      try {
+        const { answer } = await rpc(url, "tools/call", {
+          name: "test_simple_text",
+          arguments: {},
+        });
+        const content = answer.content as { text?: string }[] | undefined;
+        if (content?.[0]?.text !== EXPECTED_TEXT) {
+          throw new Error(`Wrong answer: ${JSON.stringify(answer)}`);
+        }
+        run.latencies.push(performance.now() - sent);
+        run.calls++;
+      } catch (error) {
+        if (run.errors++ === 0) console.error(String(error));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: options.clients }, client));
+  run.ms = performance.now() - start;
+  return run;
+}
+
+/** One task call: its create, and the create through `completed`. */
+interface TaskSample {
+  createMs: number;
+  totalMs: number;
+  polls: number;
+}
+
+const MAX_POLLS = 500;
+
+/** A `slow_compute` task of 0 s, created and polled until it completes. */
+async function taskCall(url: string): Promise<TaskSample> {
+  const start = performance.now();
+  const { answer: created } = await rpc(url, "tools/call", {
+    name: "slow_compute",
+    arguments: { seconds: 0 },
+  });
+  const createMs = performance.now() - start;
+  if (created.resultType !== "task") {
+    throw new Error(`Not a task: ${JSON.stringify(created)}`);
+  }
+  const taskId = String(created.taskId);
+  // Polled back to back, at most MAX_POLLS times (each bounded by REQUEST_MS).
+  for (let polls = 1; polls <= MAX_POLLS; polls++) {
+    const { answer: task } = await rpc(url, "tasks/get", { taskId });
+    if (task.status === "completed") {
+      return { createMs, totalMs: performance.now() - start, polls };
+    }
+    if (task.status !== "working") {
+      throw new Error(`Task ${taskId}: ${JSON.stringify(task)}`);
+    }
+  }
+  throw new Error(`Task ${taskId} not completed after ${MAX_POLLS} polls`);
+}
+
+async function taskRun(
+  url: string,
+  options: { tasks: number; seconds: number },
+): Promise<TaskSample[]> {
+  const samples: TaskSample[] = [];
+  const deadline = performance.now() + options.seconds * 1000;
+  while (samples.length < options.tasks && performance.now() < deadline) {
+    samples.push(await taskCall(url));
+  }
+  return samples;
+}
+
+/** One of the four configurations. */
+interface Configuration {
+  label: string;
+  instances: Started[];
+  nginx: Started;
+}
+
+function format(n: number, digits = 0): string {
+  return n.toLocaleString("en-US", {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  });
+}
+
+async function main(options: Options): Promise<void> {
+  for (const command of ["redis-server", "nginx"]) {
+    if (!installed(command)) {
+      throw new Error(
+        `${command} is not installed: apt-get install -y redis-server nginx`,
+      );
+    }
+  }
+  const started: Started[] = [];
+  const keep = async <T extends Started>(starting: Promise<T>) => {
+    const process = await starting;
+    started.push(process);
+    return process;
+  };
+  try {
+    const key = btoa(
+      String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))),
+    );
+    const redis = await keep(startRedis());
+    const configurations: Configuration[] = [];
+    for (
+      const [count, withRedis] of [[1, false], [2, false], [1, true], [
+        2,
+        true,
+      ]] as const
+    ) {
+      const instances: Started[] = [];
+      for (let i = 0; i < count; i++) {
+        instances.push(
+          await keep(
+            startInstance({ key, redis: withRedis ? redis.url : undefined }),
+          ),
+        );
+      }
+      configurations.push({
+        label: `${count} instance${count === 1 ? "" : "s"}, ${
+          withRedis ? "Redis" : "in memory"
+        }`,
+        instances,
+        nginx: await keep(startNginx(instances.map((i) => i.url))),
+      });
+    }
+    const stores = [
+      { label: "in memory", url: configurations[0].instances[0].url },
+      { label: "Redis", url: configurations[2].instances[0].url },
+    ];
+    console.log(
+      `${navigator.hardwareConcurrency} cores, load ${
+        Deno.loadavg().map((n) => n.toFixed(2)).join(" ")
+      }; ${options.rounds} rounds, ${options.clients} clients, ${options.calls} calls a run (at most ${options.seconds} s), ${options.tasks} tasks a store`,
+    );
+    // Warm-up: every instance's JIT and every connection pool once.
+    for (const c of configurations) {
+      await drive(c.nginx.url, {
+        calls: 500 * c.instances.length,
+        clients: options.clients,
+        seconds: options.seconds,
+      });
+    }
+    for (const store of stores) {
+      await taskRun(store.url, { tasks: 20, seconds: options.seconds });
+    }
+
+    const runs = new Map<string, Run[]>(
+      configurations.map((c) => [c.label, []]),
+    );
+    const tasks = new Map<string, TaskSample[][]>(
+      stores.map((s) => [s.label, []]),
+    );
+    for (let round = 0; round < options.rounds; round++) {
+      for (const c of rotate(configurations, round)) {
+        runs.get(c.label)!.push(await drive(c.nginx.url, options));
+      }
+      for (const store of rotate(stores, round)) {
+        tasks.get(store.label)!.push(await taskRun(store.url, options));
+      }
+      console.error(`round ${round + 1} of ${options.rounds} done`);
+    }
+
+    console.log(
+      "\n| through nginx          | calls/s (median) | rounds' range   | p50 ms | p99 ms | errors |",
+    );
+    console.log(
+      "| ---------------------- | ---------------- | --------------- | ------ | ------ | ------ |",
+    );
+    const summaries = new Map<string, Summary>();
+    for (const c of configurations) {
+      const s = summarize(runs.get(c.label)!);
+      summaries.set(c.label, s);
+      console.log(
+        `| ${c.label.padEnd(22)} | ${format(s.callsPerSecond).padStart(16)} | ${
+          `${format(s.range[0])}–${format(s.range[1])}`.padStart(15)
+        } | ${format(s.p50, 1).padStart(6)} | ${
+          format(s.p99, 1).padStart(6)
+        } | ${String(s.errors).padStart(6)} |`,
+      );
+    }
+    const rate = (label: string) => summaries.get(label)!.callsPerSecond;
+    console.log(
+      `\ntwo instances / one: ${
+        (rate("2 instances, in memory") / rate("1 instance, in memory"))
+          .toFixed(2)
+      }× in memory, ${
+        (rate("2 instances, Redis") / rate("1 instance, Redis")).toFixed(2)
+      }× with Redis; Redis / in memory: ${
+        (rate("1 instance, Redis") / rate("1 instance, in memory")).toFixed(2)
+      }× (one), ${
+        (rate("2 instances, Redis") / rate("2 instances, in memory")).toFixed(2)
+      }× (two)`,
+    );
+
+    console.log(
+      "\n| task call, one instance | create p50 ms | create → completed p50 ms | polls (median) |",
+    );
+    console.log(
+      "| ----------------------- | ------------- | ------------------------- | -------------- |",
+    );
+    const totals = new Map<string, number>();
+    for (const store of stores) {
+      const rounds = tasks.get(store.label)!;
+      const createP50 = median(
+        rounds.map((r) => percentile(r.map((s) => s.createMs), 50)),
+      );
+      const totalP50 = median(
+        rounds.map((r) => percentile(r.map((s) => s.totalMs), 50)),
+      );
+      totals.set(store.label, totalP50);
+      const polls = median(rounds.flat().map((s) => s.polls));
+      console.log(
+        `| ${store.label.padEnd(23)} | ${format(createP50, 2).padStart(13)} | ${
+          format(totalP50, 2).padStart(25)
+        } | ${String(polls).padStart(14)} |`,
+      );
+    }
+    console.log(
+      `\nRedis adds ${
+        format(totals.get("Redis")! - totals.get("in memory")!, 2)
+      } ms to a task call's p50 (create → completed); load now ${
+        Deno.loadavg().map((n) => n.toFixed(2)).join(" ")
+      }`,
+    );
+  } finally {
+    // Stopped by pid, the last started first: Redis last.
+    for (const process of started.reverse()) await process.stop();
+  }
+}
+
+if (import.meta.main) {
+  let options: Options;
+  try {
+    options = parseOptions(Deno.args);
+  } catch (error) {
+    console.error((error as Error).message);
+    Deno.exit(2);
+  }
+  await main(options);
+}
