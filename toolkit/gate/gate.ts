@@ -19,6 +19,7 @@ import {
   watchPolicy,
 } from "./_policy_source.ts";
 import { RunningGate } from "./_running_gate.ts";
+import { connectHttpServer } from "./_http_server.ts";
 import { Pins, pinsInPolicy } from "./_pins.ts";
 import { APPROVAL_TTL_MS } from "./_approval_round.ts";
 
@@ -84,6 +85,20 @@ export interface GateOptions {
    */
   newTools?: Decision;
   /**
+   * A remote server's Streamable HTTP endpoint, spoken to instead of a
+   * spawned command (which is then `[]`).
+   *
+   * @default {undefined}
+   */
+  url?: string;
+  /**
+   * Headers sent with every HTTP request to `url`
+   * (`[["Authorization", "Bearer …"]]`).
+   *
+   * @default {[]}
+   */
+  headers?: readonly (readonly [string, string])[];
+  /**
    * Where the gate's own messages go, one line per call.
    *
    * @default {writes "forge gate: <line>" to stderr}
@@ -146,7 +161,7 @@ export interface GateOptions {
  * ```
  */
 export interface Gate extends AsyncDisposable {
-  /** The server's process id. */
+  /** The server's process id; 0 for a remote server (`url`). */
   readonly pid: number;
   /**
    * Resolves once both sides are closed, with the exit status to use: the
@@ -200,12 +215,13 @@ export async function startGate(
   command: readonly string[],
   options: GateOptions,
 ): Promise<Gate> {
+  const remote = isRecord(options) && typeof options.url === "string";
   if (
-    !Array.isArray(command) || command.length === 0 ||
+    !Array.isArray(command) || (command.length === 0) !== remote ||
     !command.every((part) => typeof part === "string") || command[0] === ""
   ) {
     throw new TypeError(
-      `Cannot start the gate: expected the server command as a non-empty array of strings, got ${
+      `Cannot start the gate: expected the server command as a non-empty array of strings (or [] with url), got ${
         JSON.stringify(command)
       }`,
     );
@@ -313,7 +329,9 @@ export async function startGate(
   }
   let child: ServerProcess;
   try {
-    child = await spawnServer(command, options.env);
+    child = remote
+      ? connectHttpServer(options.url!, { headers: options.headers, log })
+      : await spawnServer(command, options.env);
   } catch (error) {
     await source.close();
     await audit?.close();

@@ -34,6 +34,8 @@ async function main(args: readonly string[]): Promise<number> {
       unprobed: line.unprobed,
       pins: line.pins,
       newTools: line.newTools,
+      url: line.url,
+      headers: line.headers,
     });
   } catch (error) {
     console.error(
