@@ -20,6 +20,8 @@ export const NGINX_CONF: string = `${REPO_ROOT}/examples/everything/nginx.conf`;
 export interface Started {
   /** Where it answers: `redis://…` or `http://…/mcp`. */
   readonly url: string;
+  /** Its process id. */
+  readonly pid: number;
   /** What it printed so far (stderr, and stdout for redis-server). */
   log(): string;
   /** SIGTERM by pid, then its exit and temporary files. */
@@ -162,7 +164,7 @@ async function spawn(
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  return { url: options.url, log: () => log, stop };
+  return { url: options.url, pid: child.pid, log: () => log, stop };
 }
 
 /**

@@ -18,7 +18,7 @@
  *
  * ```sh
  * cd bench
- * deno task scale-out                       # 5 rounds, 32 clients, 3000 calls a run
+ * deno task scale-out                       # 9 rounds, 32 clients, 4000 calls a run
  * deno task scale-out --rounds 3 --calls 1000 --tasks 20
  * ```
  *
@@ -50,9 +50,9 @@ export interface Options {
 
 /** The defaults of {@linkcode parseOptions}. */
 export const DEFAULTS: Readonly<Options> = {
-  rounds: 5,
+  rounds: 9,
   clients: 32,
-  calls: 3000,
+  calls: 4000,
   seconds: 10,
   tasks: 50,
 };
@@ -153,6 +153,45 @@ export function summarize(runs: readonly Run[]): Summary {
     p99: median(runs.map((run) => percentile(run.latencies, 99))),
     errors: runs.reduce((sum, run) => sum + run.errors, 0),
   };
+}
+
+/**
+ * The CPU time (user + system) in clock ticks that a `/proc/<pid>/stat`
+ * line reports: its 14th and 15th fields, counted after the command name,
+ * which may hold spaces and parentheses. A `TypeError` for another shape.
+ *
+ * @example
+ * ```ts
+ * import { cpuTicks } from "./scale_out.ts";
+ *
+ * cpuTicks("42 (a (b) c) S 1 42 42 0 -1 4194560 10 0 0 0 7 3 0 0 20 0"); // 10
+ * ```
+ */
+export function cpuTicks(stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const [user, system] = [Number(fields[11]), Number(fields[12])];
+  if (!Number.isSafeInteger(user) || !Number.isSafeInteger(system)) {
+    throw new TypeError(
+      `Cannot read CPU time: not a /proc/<pid>/stat line: ${stat.slice(0, 80)}`,
+    );
+  }
+  return user + system;
+}
+
+// Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux).
+const TICK_MS = 10;
+
+/** The CPU ticks each process has used so far; 0 where /proc has none. */
+function ticks(pids: readonly number[]): number {
+  let sum = 0;
+  for (const pid of pids) {
+    try {
+      sum += cpuTicks(Deno.readTextFileSync(`/proc/${pid}/stat`));
+    } catch {
+      // Not Linux: the CPU columns read 0.
+    }
+  }
+  return sum;
 }
 
 const PROTOCOL = "2026-07-28";
@@ -301,6 +340,13 @@ interface Configuration {
   nginx: Started;
 }
 
+/** The pids whose CPU a run is charged: client, nginx, instances, Redis. */
+function processGroups(c: Configuration, redis: Started): number[][] {
+  return [[Deno.pid], [c.nginx.pid], c.instances.map((i) => i.pid), [
+    redis.pid,
+  ]];
+}
+
 function format(n: number, digits = 0): string {
   return n.toLocaleString("en-US", {
     minimumFractionDigits: digits,
@@ -374,12 +420,21 @@ async function main(options: Options): Promise<void> {
     const runs = new Map<string, Run[]>(
       configurations.map((c) => [c.label, []]),
     );
+    const cpu = new Map(
+      configurations.map((c) => [c.label, { ticks: [0, 0, 0, 0], calls: 0 }]),
+    );
     const tasks = new Map<string, TaskSample[][]>(
       stores.map((s) => [s.label, []]),
     );
     for (let round = 0; round < options.rounds; round++) {
       for (const c of rotate(configurations, round)) {
-        runs.get(c.label)!.push(await drive(c.nginx.url, options));
+        const groups = processGroups(c, redis);
+        const before = groups.map(ticks);
+        const run = await drive(c.nginx.url, options);
+        runs.get(c.label)!.push(run);
+        const used = cpu.get(c.label)!;
+        groups.forEach((pids, i) => used.ticks[i] += ticks(pids) - before[i]);
+        used.calls += run.calls;
       }
       for (const store of rotate(stores, round)) {
         tasks.get(store.label)!.push(await taskRun(store.url, options));
@@ -403,6 +458,22 @@ async function main(options: Options): Promise<void> {
         } | ${format(s.p50, 1).padStart(6)} | ${
           format(s.p99, 1).padStart(6)
         } | ${String(s.errors).padStart(6)} |`,
+      );
+    }
+    console.log(
+      "\n| CPU ms per 1000 calls   | client | nginx | instances | Redis | total |",
+    );
+    console.log(
+      "| ----------------------- | ------ | ----- | --------- | ----- | ----- |",
+    );
+    for (const c of configurations) {
+      const used = cpu.get(c.label)!;
+      const perThousand = [...used.ticks, used.ticks.reduce((a, b) => a + b)]
+        .map((t) => format((t * TICK_MS * 1000) / used.calls));
+      console.log(
+        `| ${c.label.padEnd(23)} | ${
+          perThousand.map((v, i) => v.padStart([6, 5, 9, 5, 5][i])).join(" | ")
+        } |`,
       );
     }
     const rate = (label: string) => summaries.get(label)!.callsPerSecond;
