@@ -1,17 +1,27 @@
 /**
- * The gate harness: what `forge gate` adds to a call. One run starts the
- * toolkit echo server twice, once directly and once behind the gate
- * (`gate_proxy.ts`, `startGate()` with a policy file), and times the same
- * calls on both, interleaved call by call:
+ * The gate harness: what `forge gate` adds to a call, against the floor of
+ * any stdio proxy. One run starts the toolkit echo server directly, behind
+ * a C byte relay (`native_relay.c`, compiled with the system's `cc`),
+ * behind the Deno byte relay (`gate_relay.ts`), and behind three gates
+ * (`gate_proxy.ts`, `startGate()` with a policy file): plain, with an audit
+ * log, and with argument-pattern templates. It times the same calls on all
+ * of them, interleaved call by call. The targets are ratios to the C
+ * relay's cost for the same call, in the same run:
  *
- * - `echo`, a tool without the probe, forwarded under `unprobed: allow`
- *   (target: the gated p50 at most 1.3× the direct p50);
+ * - `echo`, a tool without the probe, forwarded under `unprobed: allow`:
+ *   at most 1.3× the relay;
  * - `note`, a pattern tool, which the gate probes, decides with the policy
- *   (allowed by `write:**`) and forwards with the approved patterns
- *   (target: at most 2.2×).
+ *   (allowed by `write:**`) and forwards with the approved patterns: at
+ *   most 1.8×;
+ * - `echo` decided by an argument-pattern template (`x-echo:{text}`, no
+ *   probe round trip): at most 1.35×.
+ *
+ * Without `cc` the Deno relay stands in for the C one, and the output says
+ * so. The audited gate shows what writing (and awaiting) the chained audit
+ * line before each forwarded call costs.
  *
  * ```sh
- * cd bench && deno task gate            # 5 rounds, about a minute
+ * cd bench && deno task gate            # 5 rounds, about two minutes
  * cd bench && deno task gate --quick    # a smoke run
  * cd bench && deno task gate --help     # every option
  * ```
@@ -37,38 +47,66 @@ export interface GateBenchOptions {
 }
 
 /**
- * The timed cases: each tool direct and through the gate, and `echo`
- * through a byte relay (`gate_relay.ts`), the floor of any stdio proxy.
+ * The timed cases: each tool direct, through the C relay (`native`), and
+ * through the gate; `echo` also through the Deno relay, an audited gate
+ * and a gate that decides it by an argument-pattern template (`mapped`).
  */
 export const CASES = [
   "direct-echo",
-  "gate-echo",
+  "native-echo",
   "relay-echo",
+  "gate-echo",
+  "audit-echo",
+  "mapped-echo",
   "direct-note",
+  "native-note",
   "gate-note",
 ] as const;
 
 /** One of {@linkcode CASES}. */
 export type GateCase = typeof CASES[number];
 
-/** The two comparisons the issue sets targets for. */
+/** The three comparisons the issue sets targets for: the gate over the C relay. */
 export const TARGETS: readonly {
   readonly label: string;
+  /** The base: the same call through the C relay. */
   readonly direct: GateCase;
   readonly gated: GateCase;
   readonly max: number;
 }[] = [
   {
     label: "unprobed tool, forwarded (`unprobed: allow`)",
-    direct: "direct-echo",
+    direct: "native-echo",
     gated: "gate-echo",
     max: 1.3,
   },
   {
     label: "probed tool, allowed (probe + policy + call)",
-    direct: "direct-note",
+    direct: "native-note",
     gated: "gate-note",
-    max: 2.2,
+    max: 1.8,
+  },
+  {
+    label: "unprobed tool, decided by an argument-pattern template",
+    direct: "native-echo",
+    gated: "mapped-echo",
+    max: 1.35,
+  },
+];
+
+/** The same calls against a direct one, and the audit line's cost: no targets. */
+export const CONTEXT: readonly {
+  readonly label: string;
+  readonly direct: GateCase;
+  readonly gated: GateCase;
+}[] = [
+  { label: "C relay, `echo`", direct: "direct-echo", gated: "native-echo" },
+  { label: "gate, `echo`", direct: "direct-echo", gated: "gate-echo" },
+  { label: "gate, `note` (probed)", direct: "direct-note", gated: "gate-note" },
+  {
+    label: "audited gate (`--audit`) over the plain gate, `echo`",
+    direct: "gate-echo",
+    gated: "audit-echo",
   },
 ];
 
@@ -77,6 +115,17 @@ export const BENCH_POLICY = {
   allow: ["write:**"],
   deny: ["write:secret/**"],
   unprobed: "allow",
+} as const;
+
+/**
+ * The policy of the templated gate: `echo` has a template, and a tool
+ * without one is refused, so that every timed call is decided by it.
+ */
+export const MAPPED_POLICY = {
+  allow: ["x-echo:**"],
+  deny: ["x-echo:secret*"],
+  unprobed: "deny",
+  tools: { echo: { patterns: ["x-echo:{text}"] } },
 } as const;
 
 const FULL = { rounds: 5, calls: 2000, warmup: 500 };
@@ -203,12 +252,13 @@ export interface RelayFloor {
  *
  * @example
  * ```ts
- * import { relayFloor } from "./gate.ts";
+ * import { CASES, type GateSamples, relayFloor } from "./gate.ts";
  *
- * const round = {
- *   "direct-echo": [0.1], "gate-echo": [0.12], "relay-echo": [0.11],
- *   "direct-note": [0.1], "gate-note": [0.2],
- * };
+ * const round = Object.fromEntries(
+ *   CASES.map((key) => [key, [0.1]]),
+ * ) as GateSamples;
+ * round["relay-echo"] = [0.11];
+ * round["gate-echo"] = [0.12];
  * relayFloor([round]).ratio; // 1.1
  * ```
  */
@@ -236,23 +286,30 @@ export function relayFloor(rounds: readonly GateSamples[]): RelayFloor {
  *
  * @example
  * ```ts
- * import { compareGate } from "./gate.ts";
+ * import { CASES, compareGate, type GateSamples } from "./gate.ts";
  *
- * const round = {
- *   "direct-echo": [0.1], "gate-echo": [0.12], "relay-echo": [0.11],
- *   "direct-note": [0.1], "gate-note": [0.2],
- * };
+ * const round = Object.fromEntries(
+ *   CASES.map((key) => [key, [0.1]]),
+ * ) as GateSamples;
+ * round["relay-echo"] = [0.11];
+ * round["gate-echo"] = [0.12];
  * compareGate([round])[0].ratio; // 1.2
  * ```
  */
 export function compareGate(
   rounds: readonly GateSamples[],
+  targets: readonly {
+    label: string;
+    direct: GateCase;
+    gated: GateCase;
+    max?: number;
+  }[] = TARGETS,
 ): GateComparison[] {
   if (rounds.length === 0) {
     throw new RangeError("Cannot compare the gate: no rounds were measured");
   }
   const pooled = (key: GateCase) => rounds.flatMap((round) => round[key]);
-  return TARGETS.map(({ label, direct, gated, max }) => {
+  return targets.map(({ label, direct, gated, max = Infinity }) => {
     const directP50Us = percentile(pooled(direct), 50) * 1000;
     const gatedP50Us = percentile(pooled(gated), 50) * 1000;
     const ratio = gatedP50Us / directP50Us;
@@ -277,30 +334,67 @@ export function compareGate(
  *
  * @example
  * ```ts
- * import { compareGate, renderGate } from "./gate.ts";
+ * import { CASES, compareGate, type GateSamples, renderGate } from "./gate.ts";
  *
- * const round = {
- *   "direct-echo": [0.1], "gate-echo": [0.12], "relay-echo": [0.11],
- *   "direct-note": [0.1], "gate-note": [0.2],
- * };
+ * const round = Object.fromEntries(
+ *   CASES.map((key) => [key, [0.1]]),
+ * ) as GateSamples;
+ * round["relay-echo"] = [0.11];
+ * round["gate-echo"] = [0.12];
  * console.log(renderGate(compareGate([round])));
  * ```
  */
-export function renderGate(comparisons: readonly GateComparison[]): string {
+export function renderGate(
+  comparisons: readonly GateComparison[],
+  base = "C relay",
+): string {
   const us = (n: number) => `${n.toFixed(0)} µs`;
+  const targeted = comparisons.some((c) => Number.isFinite(c.max));
   const rows = comparisons.map((c) =>
     `| ${c.label} | ${us(c.directP50Us)} | ${us(c.gatedP50Us)} | **${
       c.ratio.toFixed(2)
     }×** (rounds: ${c.roundRatios.map((r) => r.toFixed(2)).join(", ")}) | ${
       us(c.directP99Us)
-    } / ${us(c.gatedP99Us)} | ≤ ${c.max}× | ${c.met ? "met" : "MISSED"} |`
+    } / ${us(c.gatedP99Us)} |${
+      targeted ? ` ≤ ${c.max}× | ${c.met ? "met" : "MISSED"} |` : ""
+    }`
   );
   return [
-    "| call | direct p50 | through the gate p50 | ratio | p99 direct / gate | target | |",
-    "| ---- | ---------- | -------------------- | ----- | ----------------- | ------ | - |",
+    `| call | ${base} p50 | measured p50 | ratio | p99 ${base} / measured |${
+      targeted ? " target | |" : ""
+    }`,
+    `| ---- | ---------- | ------------ | ----- | ------------------- |${
+      targeted ? " ------ | - |" : ""
+    }`,
     ...rows,
   ].join("\n");
 }
+
+/**
+ * Compiles native_relay.c into `dir` with the system's `cc`; `undefined`
+ * when there is no working compiler.
+ */
+export async function compileNativeRelay(
+  dir: string,
+): Promise<string | undefined> {
+  const binary = `${dir}/native_relay`;
+  try {
+    const { code, stderr } = await new Deno.Command("cc", {
+      args: ["-O2", "-o", binary, NATIVE_SOURCE],
+      stderr: "piped",
+    }).output();
+    if (code !== 0) {
+      console.error(new TextDecoder().decode(stderr));
+      return undefined;
+    }
+    return binary;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
+}
+
+const NATIVE_SOURCE = new URL("./native_relay.c", import.meta.url).pathname;
 
 /** The echo server's command; the gate and the relays run the same one. */
 export function serverCommand(): string[] {
@@ -329,7 +423,7 @@ export function relayCommand(options: { denoIo?: boolean } = {}): string[] {
   ];
 }
 
-function gateCommand(policyPath: string): string[] {
+function gateCommand(policyPath: string, audit?: string): string[] {
   return [
     Deno.execPath(),
     "run",
@@ -338,16 +432,37 @@ function gateCommand(policyPath: string): string[] {
     BENCH_CONFIG,
     `${BENCH_DIR}/gate_proxy.ts`,
     policyPath,
+    ...(audit === undefined ? [] : ["--audit", audit]),
     "--",
     ...serverCommand(),
   ];
 }
 
-/** Writes the bench policy to a file in `dir` and returns its path. */
-export async function writeBenchPolicy(dir: string): Promise<string> {
-  const path = `${dir}/policy.json`;
-  await Deno.writeTextFile(path, JSON.stringify(BENCH_POLICY, null, 2));
-  return path;
+/** What a round runs: the policies, the audit log, the C relay. */
+export interface GateSetup {
+  /** The bench policy's file. */
+  policy: string;
+  /** The templated gate's policy file. */
+  mappedPolicy: string;
+  /** The audited gate's log. */
+  audit: string;
+  /** The compiled C relay; the Deno relay stands in when absent. */
+  native: string | undefined;
+}
+
+/** Writes the bench policies to files in `dir`; `native` as given. */
+export async function writeBenchPolicy(
+  dir: string,
+  native?: string,
+): Promise<GateSetup> {
+  const policy = `${dir}/policy.json`;
+  const mappedPolicy = `${dir}/mapped.json`;
+  await Deno.writeTextFile(policy, JSON.stringify(BENCH_POLICY, null, 2));
+  await Deno.writeTextFile(
+    mappedPolicy,
+    JSON.stringify(MAPPED_POLICY, null, 2),
+  );
+  return { policy, mappedPolicy, audit: `${dir}/audit.jsonl`, native };
 }
 
 /** Spawns `command`, initialises it and lists its tools, as a host would. */
@@ -406,13 +521,20 @@ export async function callTool(
  * Checks that the gate really decides `note` calls (a denied path is
  * refused, nothing forwarded), so that the timed allowed calls are probed.
  */
-async function checkGateDecides(gated: ServerProcess): Promise<void> {
-  const answer = await gated.request("tools/call", {
+async function checkGateDecides(
+  gated: ServerProcess,
+  call: { name: string; arguments: Record<string, unknown>; rule: string } = {
     name: "note",
     arguments: { path: "secret/key", text: "x" },
+    rule: "write:secret/**",
+  },
+): Promise<void> {
+  const answer = await gated.request("tools/call", {
+    name: call.name,
+    arguments: call.arguments,
   });
   const text = firstText(answer) ?? "";
-  if (answer.result?.isError !== true || !text.includes("write:secret/**")) {
+  if (answer.result?.isError !== true || !text.includes(call.rule)) {
     throw new Error(
       `the gate did not refuse a denied call: ${
         JSON.stringify(answer.error ?? answer.result).slice(0, 300)
@@ -431,17 +553,34 @@ async function checkGateDecides(gated: ServerProcess): Promise<void> {
  * ```
  */
 export async function measureGateRound(
-  policyPath: string,
+  setup: GateSetup,
   plan: { calls: number; warmup: number },
 ): Promise<GateSamples> {
-  const direct = await openServer(serverCommand());
-  let gated: ServerProcess | undefined;
-  let relayed: ServerProcess | undefined;
+  const opened: ServerProcess[] = [];
+  const open = async (command: string[]) => {
+    const server = await openServer(command);
+    opened.push(server);
+    return server;
+  };
   try {
-    gated = await openServer(gateCommand(policyPath));
-    const relay = relayed = await openServer(relayCommand());
-    await checkGateDecides(gated);
-    const servers = { direct, gate: gated, relay } as const;
+    const servers = {
+      direct: await open(serverCommand()),
+      native: await open(
+        setup.native === undefined
+          ? relayCommand()
+          : [setup.native, ...serverCommand()],
+      ),
+      relay: await open(relayCommand()),
+      gate: await open(gateCommand(setup.policy)),
+      audit: await open(gateCommand(setup.policy, setup.audit)),
+      mapped: await open(gateCommand(setup.mappedPolicy)),
+    } as const;
+    await checkGateDecides(servers.gate);
+    await checkGateDecides(servers.mapped, {
+      name: "echo",
+      arguments: { text: "secret1" },
+      rule: "x-echo:secret*",
+    });
     const run = (key: GateCase) => {
       const [side, tool] = key.split("-") as [
         keyof typeof servers,
@@ -452,13 +591,9 @@ export async function measureGateRound(
     for (let i = 0; i < plan.warmup; i++) {
       for (const key of CASES) await run(key);
     }
-    const samples: GateSamples = {
-      "direct-echo": [],
-      "gate-echo": [],
-      "relay-echo": [],
-      "direct-note": [],
-      "gate-note": [],
-    };
+    const samples = Object.fromEntries(
+      CASES.map((key) => [key, [] as number[]]),
+    ) as GateSamples;
     for (let i = 0; i < plan.calls; i++) {
       for (const key of rotate(CASES, i)) {
         const start = performance.now();
@@ -468,9 +603,7 @@ export async function measureGateRound(
     }
     return samples;
   } finally {
-    await direct.close();
-    await gated?.close();
-    await relayed?.close();
+    for (const server of opened) await server.close();
   }
 }
 
@@ -488,19 +621,31 @@ async function main(args: readonly string[]): Promise<void> {
   }
   const dir = await Deno.makeTempDir({ prefix: "forge-gate-bench-" });
   try {
-    const policyPath = await writeBenchPolicy(dir);
+    const native = await compileNativeRelay(dir);
+    const setup = await writeBenchPolicy(dir, native);
     const started = performance.now();
     const rounds: GateSamples[] = [];
     for (let round = 0; round < options.rounds; round++) {
-      rounds.push(await measureGateRound(policyPath, options));
+      rounds.push(await measureGateRound(setup, options));
     }
     const comparisons = compareGate(rounds);
+    const base = native === undefined ? "Deno relay" : "C relay";
     console.log(
-      `Deno ${Deno.version.deno}, ${Deno.build.os} ${Deno.build.arch}, ${navigator.hardwareConcurrency} cores. ${options.rounds} rounds; per round a fresh direct server and a fresh gated one (toolkit echo server, policy ${
+      `Deno ${Deno.version.deno}, ${Deno.build.os} ${Deno.build.arch}, ${navigator.hardwareConcurrency} cores. ${options.rounds} rounds; per round fresh servers (toolkit echo server: direct, behind the ${base}, behind the Deno relay, behind the gate with policy ${
         JSON.stringify(BENCH_POLICY)
-      }), ${options.warmup} warm-up and ${options.calls} timed sequential calls per case, interleaved call by call. p50 and p99 pooled over rounds; round ratios are of each round's medians.\n`,
+      }, the same gate with --audit, and a gate with ${
+        JSON.stringify(MAPPED_POLICY)
+      }), ${options.warmup} warm-up and ${options.calls} timed sequential calls per case, interleaved call by call. p50 and p99 pooled over rounds; round ratios are of each round's medians.${
+        native === undefined
+          ? " No working cc: the Deno relay stands in for the C relay."
+          : ""
+      }\n`,
     );
-    console.log(renderGate(comparisons));
+    console.log(`Targets, against the same call through the ${base}:\n`);
+    console.log(renderGate(comparisons, base));
+    const context = compareGate(rounds, CONTEXT);
+    console.log(`\nAgainst a direct call (and the audit's cost):\n`);
+    console.log(renderGate(context, "base"));
     const floor = relayFloor(rounds);
     console.log(
       `\nFloors: \`echo\` through a byte relay (one more process, no parsing) p50 ${
@@ -517,7 +662,11 @@ async function main(args: readonly string[]): Promise<void> {
     if (options.json !== undefined) {
       await Deno.writeTextFile(
         options.json,
-        JSON.stringify({ options, comparisons, floor, rounds }, null, 2),
+        JSON.stringify(
+          { options, comparisons, context, floor, rounds },
+          null,
+          2,
+        ),
       );
     }
   } finally {

@@ -3,6 +3,7 @@ import {
   BENCH_POLICY,
   CASES,
   compareGate,
+  compileNativeRelay,
   type GateSamples,
   measureGateRound,
   parseGateOptions,
@@ -55,18 +56,25 @@ Deno.test("compareGate() divides pooled p50s and checks each target", () => {
   const rounds = [
     round({
       "direct-echo": [0.1, 0.1, 0.1],
+      "native-echo": [0.1, 0.1, 0.1],
       "gate-echo": [0.12, 0.12, 0.5],
+      "mapped-echo": [0.13, 0.13, 0.13],
       "direct-note": [0.1, 0.1, 0.1],
+      "native-note": [0.1, 0.1, 0.1],
       "gate-note": [0.3, 0.3, 0.3],
     }),
     round({
       "direct-echo": [0.2, 0.2, 0.2],
+      "native-echo": [0.2, 0.2, 0.2],
       "gate-echo": [0.2, 0.2, 0.2],
+      "mapped-echo": [0.2, 0.2, 0.2],
       "direct-note": [0.1, 0.1, 0.1],
+      "native-note": [0.1, 0.1, 0.1],
       "gate-note": [0.2, 0.2, 0.2],
     }),
   ];
-  const [unprobed, probed] = compareGate(rounds);
+  // The targets are ratios to the same call through the C relay.
+  const [unprobed, probed, mapped] = compareGate(rounds);
   // Pooled: direct echo p50 0.1 (of 0.1×3, 0.2×3), gated 0.2.
   assert.equal(unprobed.directP50Us, 100);
   assert.equal(unprobed.gatedP50Us, 200);
@@ -77,14 +85,18 @@ Deno.test("compareGate() divides pooled p50s and checks each target", () => {
     "1.00",
   ]);
   assert.equal(probed.ratio, 2);
-  assert.equal(probed.max, 2.2);
-  assert.equal(probed.met, true);
+  assert.equal(probed.max, 1.8);
+  assert.equal(probed.met, false);
+  assert.equal(mapped.max, 1.35);
+  assert.equal(mapped.gatedP50Us, 130);
+  assert.equal(mapped.met, true);
   const table = renderGate([unprobed, probed]);
   assert.match(
     table,
     /\| 100 µs \| 200 µs \| \*\*2\.00×\*\* .*\| ≤ 1\.3× \| MISSED \|/,
   );
-  assert.match(table, /\| ≤ 2\.2× \| met \|$/);
+  assert.match(table, /\| ≤ 1\.8× \| MISSED \|$/);
+  assert.match(table, /^\| call \| C relay p50 \|/);
   const floor = relayFloor(rounds);
   assert.equal(floor.ratio, 1);
   // Two direct round trips of 100 µs plus a hop that costs nothing here.
@@ -96,10 +108,14 @@ Deno.test("compareGate() divides pooled p50s and checks each target", () => {
 Deno.test("measureGateRound() times every case against real processes and proves the gate decides", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const samples = await measureGateRound(await writeBenchPolicy(dir), {
-      calls: 5,
-      warmup: 1,
-    });
+    const native = await compileNativeRelay(dir);
+    const samples = await measureGateRound(
+      await writeBenchPolicy(dir, native),
+      {
+        calls: 5,
+        warmup: 1,
+      },
+    );
     for (const key of CASES) {
       assert.equal(samples[key].length, 5, key);
       assert.ok(samples[key].every((ms) => ms > 0), key);
@@ -115,8 +131,9 @@ Deno.test("measureGateRound() refuses to time a gate that does not deny what the
     const path = `${dir}/allow_all.json`;
     const { deny: _deny, ...allowAll } = BENCH_POLICY;
     await Deno.writeTextFile(path, JSON.stringify(allowAll));
+    const setup = { ...(await writeBenchPolicy(dir)), policy: path };
     await assert.rejects(
-      measureGateRound(path, { calls: 1, warmup: 0 }),
+      measureGateRound(setup, { calls: 1, warmup: 0 }),
       /the gate did not refuse a denied call/,
     );
   } finally {

@@ -19,36 +19,22 @@
  * @module
  */
 
-import { callTool, openServer, relayCommand, serverCommand } from "./gate.ts";
+import {
+  callTool,
+  compileNativeRelay,
+  openServer,
+  relayCommand,
+  serverCommand,
+} from "./gate.ts";
 import type { ServerProcess } from "./_driver.ts";
 import { median, percentile, rotate } from "./_stats.ts";
 
-const SOURCE = new URL("./native_relay.c", import.meta.url).pathname;
 const RELAYS = [
   "direct",
   "deno relay",
   "deno relay, Deno I/O",
   "native relay",
 ] as const;
-
-/** Compiles native_relay.c into `dir`; undefined when there is no compiler. */
-async function compileNativeRelay(dir: string): Promise<string | undefined> {
-  const binary = `${dir}/native_relay`;
-  try {
-    const { code, stderr } = await new Deno.Command("cc", {
-      args: ["-O2", "-o", binary, SOURCE],
-      stderr: "piped",
-    }).output();
-    if (code !== 0) {
-      console.error(new TextDecoder().decode(stderr));
-      return undefined;
-    }
-    return binary;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
-    throw error;
-  }
-}
 
 /** CPU time (user + system) of process `pid` so far, in ms; Linux only. */
 function cpuMs(pid: number): number | undefined {
