@@ -4,9 +4,14 @@
 // the SHA-256 of the line before it as it stands in the file, so that an
 // edited, removed or reordered line breaks the chain (_audit_verify.ts).
 // A log the gate continues starts from its last line.
+//
+// Each line is hashed and written synchronously: a forwarded call waits for
+// its line, and an append of one short line to a local file costs a few
+// microseconds on the event loop, where a write through Deno's thread pool
+// (and an async digest) cost the call hundreds (bench/gate.ts, audited).
 
+import { createHash } from "node:crypto";
 import type { Decision } from "../policy/mod.ts";
-import { sha256Hex } from "../../configreload/_sha256_hex.ts";
 
 /** One line of the audit log for a call. Never an argument value. */
 export interface AuditRecord {
@@ -74,7 +79,7 @@ const NEWLINE = 0x0a;
 /** Appends records to a file; a write failure is reported once, and logging goes on. */
 export class AuditLog implements AuditSink {
   #file: Deno.FsFile;
-  #queue: Promise<void> = Promise.resolve();
+  #closed = false;
   #encoder = new TextEncoder();
   #onError: (error: unknown) => void;
   #failed = false;
@@ -105,7 +110,7 @@ export class AuditLog implements AuditSink {
       // A line cut short (the gate died while writing it) is closed, so the
       // next one starts on a line of its own; verify reports it.
       if (!complete) await writeAll(file, new Uint8Array([NEWLINE]));
-      const prev = last === undefined ? AUDIT_START : await sha256Hex(last);
+      const prev = last === undefined ? AUDIT_START : sha256Hex(last);
       return new AuditLog(file, prev, onError);
     } catch (error) {
       file.close();
@@ -114,36 +119,43 @@ export class AuditLog implements AuditSink {
   }
 
   /**
-   * Queues one line; lines are written in the order given, and the promise
-   * resolves once this one is in the file (handed to the system, so a gate
-   * killed afterwards cannot lose it).
+   * Writes one line, in the order called; once it returns, the line is in
+   * the file (handed to the system, so a gate killed afterwards cannot lose
+   * it).
    */
   write(record: AuditRecord | AuditToolEvent): Promise<void> {
-    this.#queue = this.#queue.then(async () => {
-      try {
-        const line = this.#encoder.encode(
-          JSON.stringify({ ...record, prev: this.#prev }),
-        );
-        const digest = sha256Hex(line);
-        await writeAll(this.#file, withNewline(line));
-        this.#prev = await digest;
-      } catch (error) {
-        if (!this.#failed) this.#onError(error);
-        this.#failed = true;
+    if (this.#closed) return Promise.resolve();
+    try {
+      const line = this.#encoder.encode(
+        JSON.stringify({ ...record, prev: this.#prev }),
+      );
+      const bytes = withNewline(line);
+      for (let done = 0; done < bytes.length;) {
+        done += this.#file.writeSync(bytes.subarray(done));
       }
-    });
-    return this.#queue;
+      this.#prev = sha256Hex(line);
+    } catch (error) {
+      if (!this.#failed) this.#onError(error);
+      this.#failed = true;
+    }
+    return Promise.resolve();
   }
 
-  /** Writes what is queued and closes the file. */
-  async close(): Promise<void> {
-    await this.#queue;
+  /** Closes the file. */
+  close(): Promise<void> {
+    this.#closed = true;
     try {
       this.#file.close();
     } catch {
       // Already closed.
     }
+    return Promise.resolve();
   }
+}
+
+/** Hex SHA-256 of `bytes`, at once. */
+function sha256Hex(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
 }
 
 async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {

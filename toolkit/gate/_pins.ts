@@ -97,6 +97,7 @@ export class Pins {
       {};
     const pending: Record<string, PendingPin> = {};
     const shown: unknown[] = [];
+    const resolved: string[] = [];
     for (const tool of result.tools) {
       if (!isRecord(tool) || typeof tool.name !== "string") {
         shown.push(tool);
@@ -123,6 +124,8 @@ export class Pins {
       }
       if (pin !== undefined && pin.digest === digest) {
         this.#states.delete(name);
+        // Changed and changed back: nothing is left to accept.
+        if (this.#data.pending[name] !== undefined) resolved.push(name);
         shown.push(tool);
         continue;
       }
@@ -146,10 +149,15 @@ export class Pins {
         this.#note(name, change, fields, digest, action);
       }
     }
-    if (Object.keys(pins).length > 0 || Object.keys(pending).length > 0) {
+    if (
+      Object.keys(pins).length > 0 || Object.keys(pending).length > 0 ||
+      resolved.length > 0
+    ) {
       await this.#write((data) => {
         Object.assign(data.tools, pins);
-        for (const name of Object.keys(pins)) delete data.pending[name];
+        for (const name of [...Object.keys(pins), ...resolved]) {
+          delete data.pending[name];
+        }
         Object.assign(data.pending, pending);
       });
     }

@@ -286,11 +286,18 @@ export class Relay {
       const shown = handlers.toolsListed(message.result);
       if (shown !== undefined) {
         this.#toHostWhen(
-          shown.then((result) => ({
-            ...message,
-            id: forwarded.hostId,
-            result,
-          })),
+          shown.then(
+            (result) => ({ ...message, id: forwarded.hostId, result }),
+            // A list the gate could not review is not shown unreviewed.
+            (error) => ({
+              jsonrpc: "2.0",
+              id: forwarded.hostId,
+              error: {
+                code: RPC_ERROR.INTERNAL_ERROR,
+                message: `The gate could not check the tool list: ${error}`,
+              },
+            }),
+          ),
         );
         return;
       }
