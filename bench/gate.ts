@@ -4,8 +4,9 @@
  * a C byte relay (`native_relay.c`, compiled with the system's `cc`),
  * behind the Deno byte relay (`gate_relay.ts`), and behind three gates
  * (`gate_proxy.ts`, `startGate()` with a policy file): plain, with an audit
- * log, and with argument-pattern templates. It times the same calls on all
- * of them, interleaved call by call. The targets are ratios to the C
+ * log, and with argument-pattern templates. It times the same calls on each
+ * of them, one process at a time in a shuffled order, round after round.
+ * The targets are ratios to the C
  * relay's cost for the same call, in the same run:
  *
  * - `echo`, a tool without the probe, forwarded under `unprobed: allow`:
@@ -32,7 +33,7 @@
 import { type RpcAnswer, type ServerProcess, spawnServer } from "./_driver.ts";
 import { INITIALIZE_PARAMS } from "./_measure.ts";
 import { BENCH_CONFIG, BENCH_DIR } from "./_servers.ts";
-import { median, percentile, rotate } from "./_stats.ts";
+import { median, percentile } from "./_stats.ts";
 
 /** What one run does. */
 export interface GateBenchOptions {
@@ -462,7 +463,11 @@ export async function writeBenchPolicy(
     mappedPolicy,
     JSON.stringify(MAPPED_POLICY, null, 2),
   );
-  return { policy, mappedPolicy, audit: `${dir}/audit.jsonl`, native };
+  // Not beside the policy file: there each line is an event for the gate's
+  // watcher of that folder, which costs the call more than the line itself
+  // (docs/benchmarks.md).
+  await Deno.mkdir(`${dir}/log`, { recursive: true });
+  return { policy, mappedPolicy, audit: `${dir}/log/audit.jsonl`, native };
 }
 
 /** Spawns `command`, initialises it and lists its tools, as a host would. */
@@ -544,67 +549,87 @@ async function checkGateDecides(
 }
 
 /**
- * One round: fresh direct and gated servers, warm-up, then `calls` calls of
- * each case, interleaved call by call in a rotating order.
+ * One round: for each case, in a shuffled order, a fresh process alone
+ * (the server, or the relay or gate in front of its own server), warm-up,
+ * then `calls` sequential calls, and the process closed. One process at a
+ * time: with all of them open and their calls interleaved, a gate measured
+ * 1.5× slower than an identical gate beside it (on 2 cores, a call pays
+ * for whichever other process is still finishing its last one), which no
+ * call order evened out.
  *
  * @example
  * ```ts ignore
- * const samples = await measureGateRound(policyPath, { calls: 100, warmup: 20 });
+ * const samples = await measureGateRound(setup, { calls: 100, warmup: 20 });
  * ```
  */
 export async function measureGateRound(
   setup: GateSetup,
   plan: { calls: number; warmup: number },
+  random: () => number = Math.random,
 ): Promise<GateSamples> {
-  const opened: ServerProcess[] = [];
-  const open = async (command: string[]) => {
-    const server = await openServer(command);
-    opened.push(server);
-    return server;
-  };
-  try {
-    const servers = {
-      direct: await open(serverCommand()),
-      native: await open(
-        setup.native === undefined
-          ? relayCommand()
-          : [setup.native, ...serverCommand()],
-      ),
-      relay: await open(relayCommand()),
-      gate: await open(gateCommand(setup.policy)),
-      audit: await open(gateCommand(setup.policy, setup.audit)),
-      mapped: await open(gateCommand(setup.mappedPolicy)),
-    } as const;
-    await checkGateDecides(servers.gate);
-    await checkGateDecides(servers.mapped, {
-      name: "echo",
-      arguments: { text: "secret1" },
-      rule: "x-echo:secret*",
-    });
-    const run = (key: GateCase) => {
-      const [side, tool] = key.split("-") as [
-        keyof typeof servers,
-        "echo" | "note",
-      ];
-      return callTool(servers[side], tool);
-    };
-    for (let i = 0; i < plan.warmup; i++) {
-      for (const key of CASES) await run(key);
-    }
-    const samples = Object.fromEntries(
-      CASES.map((key) => [key, [] as number[]]),
-    ) as GateSamples;
-    for (let i = 0; i < plan.calls; i++) {
-      for (const key of rotate(CASES, i)) {
+  const native = setup.native === undefined
+    ? relayCommand()
+    : [setup.native, ...serverCommand()];
+  const commands = {
+    direct: serverCommand(),
+    native,
+    relay: relayCommand(),
+    gate: gateCommand(setup.policy),
+    audit: gateCommand(setup.policy, setup.audit),
+    mapped: gateCommand(setup.mappedPolicy),
+  } as const;
+  const samples = Object.fromEntries(
+    CASES.map((key) => [key, [] as number[]]),
+  ) as GateSamples;
+  for (const key of shuffled(CASES, random)) {
+    const [side, tool] = key.split("-") as [
+      keyof typeof commands,
+      "echo" | "note",
+    ];
+    const server = await openServer([...commands[side]]);
+    try {
+      // The timed calls are decided: a denied one is refused.
+      if (key === "gate-note") await checkGateDecides(server);
+      if (key === "mapped-echo") {
+        await checkGateDecides(server, {
+          name: "echo",
+          arguments: { text: "secret1" },
+          rule: "x-echo:secret*",
+        });
+      }
+      for (let i = 0; i < plan.warmup; i++) await callTool(server, tool);
+      for (let i = 0; i < plan.calls; i++) {
         const start = performance.now();
-        await run(key);
+        await callTool(server, tool);
         samples[key].push(performance.now() - start);
       }
+    } finally {
+      await server.close();
     }
-    return samples;
-  } finally {
-    for (const server of opened) await server.close();
   }
+  return samples;
+}
+
+/** A small seeded generator (mulberry32): the same orders in every run. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** `items` in a random order (Fisher–Yates). */
+function shuffled<T>(items: readonly T[], random: () => number): T[] {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j], copy[i]];
+  }
+  return copy;
 }
 
 async function main(args: readonly string[]): Promise<void> {
@@ -625,8 +650,9 @@ async function main(args: readonly string[]): Promise<void> {
     const setup = await writeBenchPolicy(dir, native);
     const started = performance.now();
     const rounds: GateSamples[] = [];
+    const random = seeded(0x9e3779b9);
     for (let round = 0; round < options.rounds; round++) {
-      rounds.push(await measureGateRound(setup, options));
+      rounds.push(await measureGateRound(setup, options, random));
     }
     const comparisons = compareGate(rounds);
     const base = native === undefined ? "Deno relay" : "C relay";
@@ -635,7 +661,7 @@ async function main(args: readonly string[]): Promise<void> {
         JSON.stringify(BENCH_POLICY)
       }, the same gate with --audit, and a gate with ${
         JSON.stringify(MAPPED_POLICY)
-      }), ${options.warmup} warm-up and ${options.calls} timed sequential calls per case, interleaved call by call. p50 and p99 pooled over rounds; round ratios are of each round's medians.${
+      }), ${options.warmup} warm-up and ${options.calls} timed sequential calls per case, each case in a process of its own, one at a time, in a shuffled order. p50 and p99 pooled over rounds; round ratios are of each round's medians.${
         native === undefined
           ? " No working cc: the Deno relay stands in for the C relay."
           : ""
