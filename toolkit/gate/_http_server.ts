@@ -71,6 +71,13 @@ export function connectHttpServer(
     const era = isRecord(params?._meta) ? params._meta[ERA_KEY] : undefined;
     const version = typeof era === "string" ? era : protocolVersion;
     if (version !== undefined) headers.set(PROTOCOL, version);
+    if (typeof era === "string" && typeof message?.method === "string") {
+      // SEP-2243: a request standing alone names its method and target in
+      // headers, which the server checks against the body.
+      headers.set("mcp-method", message.method);
+      const target = routingValue(message.method, params);
+      if (target !== undefined) headers.set("mcp-name", headerValue(target));
+    }
     return headers;
   };
 
@@ -233,6 +240,37 @@ export function connectHttpServer(
     },
     dispose() {},
   };
+}
+
+/** The value SEP-2243's Mcp-Name carries for `method`, if any. */
+function routingValue(
+  method: string,
+  params: Record<string, unknown> | undefined,
+): string | undefined {
+  const field = method === "resources/read"
+    ? "uri"
+    : method === "tools/call" || method === "prompts/get"
+    ? "name"
+    : method.startsWith("tasks/")
+    ? "taskId"
+    : undefined;
+  const value = field === undefined ? undefined : params?.[field];
+  return typeof value === "string" ? value : undefined;
+}
+
+/** A header value: literal when it is plain ASCII, else `=?base64?…?=` of its UTF-8. */
+function headerValue(value: string): string {
+  if (
+    /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(value) &&
+    !value.startsWith("=?")
+  ) {
+    return value;
+  }
+  let binary = "";
+  for (const byte of new TextEncoder().encode(value)) {
+    binary += String.fromCharCode(byte);
+  }
+  return `=?base64?${btoa(binary)}?=`;
 }
 
 /** Whether `body` is a JSON-RPC answer to `sent`. */

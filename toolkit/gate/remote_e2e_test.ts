@@ -136,3 +136,41 @@ Deno.test("gate --url probes a remote tool and decides its patterns", async () =
   await assert.rejects(Deno.stat(`${dir}/root/secrets`));
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("gate --url serves a 2026-07-28 host: each POST stands alone, the probe too", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gate-remote-" });
+  await Deno.mkdir(`${dir}/root`);
+  await using server = await httpServer(HELLO, { HELLO_ROOT: `${dir}/root` });
+  const policy = `${dir}/policy.yaml`;
+  await Deno.writeTextFile(
+    policy,
+    'allow: ["write:notes/**"]\ndeny: ["write:secrets/**"]\n',
+  );
+  // No initialize: the revision and capabilities ride on each request.
+  await using gate = await startGateProcess(
+    ["--policy", policy, "--url", server.url],
+    [],
+    { capabilities: null },
+  );
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": { name: "host-2026", version: "1" },
+  };
+  const allowed = await callTool(gate, "write_file", {
+    path: "notes/b.txt",
+    content: "hi",
+  }, meta);
+  assert.equal(textOf(allowed), "Wrote 2 bytes to notes/b.txt");
+  assert.equal(allowed.result.resultType, "complete");
+  const denied = await callTool(gate, "write_file", {
+    path: "secrets/k",
+    content: "x",
+  }, meta);
+  assert.match(
+    textOf(denied),
+    /write:secrets\/k denied by write:secrets\/\*\*/,
+  );
+  assert.equal(denied.result.resultType, "complete");
+  await Deno.remove(dir, { recursive: true });
+});
