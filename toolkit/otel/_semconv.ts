@@ -61,7 +61,9 @@ export interface Target {
 }
 
 /** The tool, prompt or resource `request` names. */
-export function targetOf(request: IncomingRequest): Target {
+export function targetOf(
+  request: Pick<IncomingRequest, "method" | "params">,
+): Target {
   const params = request.params;
   const name = typeof params?.name === "string" ? params.name : undefined;
   switch (request.method) {
@@ -84,7 +86,7 @@ export function targetOf(request: IncomingRequest): Target {
 
 /** The request's `_meta`, if it sent one. */
 export function metaOf(
-  request: IncomingRequest,
+  request: Pick<IncomingRequest, "params">,
 ): Record<string, unknown> | undefined {
   const meta = request.params?._meta;
   return isRecord(meta) ? meta : undefined;

@@ -10,28 +10,15 @@
  */
 
 import {
-  type Attributes,
   context,
-  metrics,
-  propagation,
   type Span,
   SpanKind,
   SpanStatusCode,
-  type TextMapGetter,
-  trace,
 } from "@opentelemetry/api";
 import { isThenable } from "../_util/thenable.ts";
 import type { CallLayer, RequestLayer } from "../server/layer.ts";
-import {
-  ATTR,
-  DURATION_BUCKETS,
-  DURATION_METRIC,
-  errorCode,
-  isProbe,
-  metaOf,
-  targetOf,
-  TOOL_ERROR,
-} from "./_semconv.ts";
+import { instrumentsOf, startRequestSpan } from "./_request_span.ts";
+import { ATTR, errorCode, TOOL_ERROR } from "./_semconv.ts";
 
 /** The instrumentation scope's name: who made the spans. */
 const SCOPE = "@forge/toolkit/otel";
@@ -76,15 +63,6 @@ export interface OtelLayers {
   readonly call: CallLayer;
 }
 
-/** Reads trace context from a request's `_meta`, where MCP clients put it. */
-const META_GETTER: TextMapGetter<Record<string, unknown>> = {
-  keys: (carrier) => Object.keys(carrier),
-  get: (carrier, key) => {
-    const value = carrier[key];
-    return typeof value === "string" ? value : undefined;
-  },
-};
-
 /**
  * Makes the OpenTelemetry layers of a server: `server.use(otel())`.
  *
@@ -113,66 +91,20 @@ const META_GETTER: TextMapGetter<Record<string, unknown>> = {
  * ```
  */
 export function otel(options: OtelOptions = {}): OtelLayers {
-  const tracer = trace.getTracer(SCOPE);
-  const duration = metrics.getMeter(SCOPE).createHistogram(DURATION_METRIC, {
-    description: "How long the server took to answer an MCP request.",
-    unit: "s",
-    advice: { explicitBucketBoundaries: [...DURATION_BUCKETS] },
-  });
   const transport = options.networkTransport;
+  const instruments = instrumentsOf(SCOPE, transport);
+  const { tracer } = instruments;
 
   const request: RequestLayer = (incoming, next) => {
-    const meta = metaOf(incoming);
-    const active = context.active();
-    const parent = meta === undefined
-      ? active
-      : propagation.extract(active, meta, META_GETTER);
+    const started = startRequestSpan(instruments, incoming);
     const { method } = incoming;
-    const target = targetOf(incoming);
-    const attributes: Attributes = {
-      [ATTR.METHOD]: method,
-      [ATTR.REQUEST_ID]: String(incoming.id),
-    };
-    // Measurements share the low-cardinality ones only.
-    const measured: Attributes = { [ATTR.METHOD]: method };
-    if (target.key !== undefined && target.name !== undefined) {
-      attributes[target.key] = measured[target.key] = target.name;
-    }
-    if (method === "tools/call") {
-      attributes[ATTR.OPERATION] = "execute_tool";
-      if (isProbe(meta)) attributes[ATTR.PROBE] = true;
-    }
-    if (target.uri !== undefined) attributes[ATTR.RESOURCE_URI] = target.uri;
-    const { sessionId } = incoming;
-    if (sessionId !== undefined) attributes[ATTR.SESSION_ID] = sessionId;
-    if (transport !== undefined) {
-      attributes[ATTR.NETWORK_TRANSPORT] =
-        measured[ATTR.NETWORK_TRANSPORT] =
-          transport;
-    }
-    const span = tracer.startSpan(
-      target.name === undefined ? method : `${method} ${target.name}`,
-      { kind: SpanKind.SERVER, attributes },
-      parent,
-    );
-    const started = performance.now();
-    const end = (errorType: string | undefined, code: string | undefined) => {
+    const end = (errorType: string | undefined, code: string | undefined) =>
       // Known once answered: initialize's is the one it chose.
-      const version = incoming.protocolVersion;
-      if (version !== undefined) {
-        span.setAttribute(ATTR.PROTOCOL_VERSION, version);
-        measured[ATTR.PROTOCOL_VERSION] = version;
-      }
-      if (errorType !== undefined) {
-        span.setAttribute(ATTR.ERROR_TYPE, errorType);
-        measured[ATTR.ERROR_TYPE] = errorType;
-        // No message: an error's text may quote an argument.
-        span.setStatus({ code: SpanStatusCode.ERROR });
-      }
-      if (code !== undefined) span.setAttribute(ATTR.STATUS_CODE, code);
-      span.end();
-      duration.record((performance.now() - started) / 1000, measured);
-    };
+      started.end({
+        errorType,
+        code,
+        protocolVersion: incoming.protocolVersion,
+      });
     const answered = (result: unknown) =>
       end(
         method === "tools/call" &&
@@ -187,7 +119,7 @@ export function otel(options: OtelOptions = {}): OtelLayers {
     };
     let outcome: unknown;
     try {
-      outcome = context.with(trace.setSpan(parent, span), next);
+      outcome = context.with(started.context, next);
     } catch (cause) {
       failed(cause);
       throw cause;
