@@ -10,6 +10,7 @@
 // same approval sent again is asked again, never run twice.
 
 import { isRecord } from "../_util/json_type.ts";
+import { remembersSession } from "./_remembered.ts";
 import { sha256Hex } from "../../configreload/_sha256_hex.ts";
 import {
   loadRequestSigning,
@@ -64,8 +65,17 @@ export interface ApprovalRound {
    * about these very arguments and patterns; `undefined` otherwise.
    */
   answer(patterns: readonly string[]): string | undefined;
-  /** The input-required result that asks the user `question` about `patterns`. */
-  ask(question: string, patterns: readonly string[]): Record<string, unknown>;
+  /** Whether the answer's form asks to remember the approval for the session. */
+  readonly remembers: boolean;
+  /**
+   * The input-required result that asks the user `question` about
+   * `patterns`, with the form `schema` (none by default).
+   */
+  ask(
+    question: string,
+    patterns: readonly string[],
+    options?: { schema?: Record<string, unknown> },
+  ): Record<string, unknown>;
 }
 
 /** The approval rounds of one gate: its signing key and the answers spent. */
@@ -151,6 +161,7 @@ async function readApprovalRound(
     : undefined;
   return {
     params: { ...rest, ...defined(before) },
+    remembers: asked !== undefined && remembersSession(reply),
     answer(patterns) {
       if (
         asked === undefined || reply === undefined ||
@@ -166,7 +177,7 @@ async function readApprovalRound(
         ? reply.action
         : "error";
     },
-    ask(question, patterns) {
+    ask(question, patterns, options = {}) {
       const state: Asked = {
         arguments: digest,
         patterns: [...patterns],
@@ -181,7 +192,8 @@ async function readApprovalRound(
             method: "elicitation/create",
             params: {
               message: question,
-              requestedSchema: { type: "object", properties: {} },
+              requestedSchema: options.schema ??
+                { type: "object", properties: {} },
             },
           },
         },

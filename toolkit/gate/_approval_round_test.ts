@@ -68,3 +68,39 @@ Deno.test("ApprovalRounds remembers a bounded number of spent nonces, forgetting
   // The first two have expired and are forgotten; room again.
   assert.equal(await spend(), "accept");
 });
+
+Deno.test("ApprovalRound reads the session scope only from an answer to the gate's own state", async () => {
+  const rounds = new ApprovalRounds();
+  const state = await ask(rounds);
+  const session = { action: "accept", content: { remember: "session" } };
+  const answer = await rounds.read("delete_file", {
+    ...answered(state),
+    inputResponses: { [APPROVAL_KEY]: session },
+  });
+  assert.equal(answer.answer(PATTERNS), "accept");
+  assert.equal(answer.remembers, true);
+  assert.equal(
+    (await rounds.read("delete_file", answered(state))).remembers,
+    false,
+  );
+  const forged = await rounds.read("delete_file", {
+    ...answered("not the gate's"),
+    inputResponses: { [APPROVAL_KEY]: session },
+  });
+  assert.equal(forged.remembers, false);
+});
+
+Deno.test("ApprovalRound asks with the form it is given", async () => {
+  const rounds = new ApprovalRounds();
+  const round = await rounds.read("delete_file", { arguments: ARGS });
+  const schema = {
+    type: "object",
+    properties: { remember: { type: "string" } },
+  };
+  const asked = round.ask("Allow?", PATTERNS, { schema });
+  const requests = asked.inputRequests as Record<
+    string,
+    { params: { requestedSchema: unknown } }
+  >;
+  assert.deepEqual(requests[APPROVAL_KEY].params.requestedSchema, schema);
+});

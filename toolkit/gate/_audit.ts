@@ -29,6 +29,8 @@ export interface AuditRecord {
   rule: string | null;
   /** `true` for a tool the server does not list (decided as one without the probe); absent otherwise. */
   unlisted?: true;
+  /** `"session"` when the user approved the call's patterns for the rest of the session; absent otherwise. */
+  remember?: "session";
   /** Milliseconds from the host's request to the decision. */
   elapsedMs: number;
 }

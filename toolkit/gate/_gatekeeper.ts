@@ -36,6 +36,11 @@ import {
 } from "./_pattern_meta.ts";
 import { askedAsNew, type Pins } from "./_pins.ts";
 import type { PolicySource } from "./_policy_source.ts";
+import {
+  approvalSchema,
+  RememberedApprovals,
+  remembersSession,
+} from "./_remembered.ts";
 import type { HostRequest, Relay } from "./_relay.ts";
 import type { ToolList } from "./_tool_list.ts";
 
@@ -78,6 +83,9 @@ export class Gatekeeper {
   #hostCanElicit = false;
   #rounds: ApprovalRounds;
   #pins: Pins | undefined;
+  // In memory, for this gate's life: its one host's session (a 2026-07-28
+  // host has none, so its approvals last as long as the gate process).
+  #remembered = new RememberedApprovals();
 
   constructor(relay: Relay, pending: PendingCalls, options: GatekeeperOptions) {
     this.#relay = relay;
@@ -260,7 +268,10 @@ export class Gatekeeper {
     }
     if (pinned?.kind === "ask") verdict = askedAsNew(verdict, pinned.why);
     progress.verdict = verdict;
-    const record = (outcome: AuditOutcome) => {
+    const record = (
+      outcome: AuditOutcome,
+      extra: Partial<AuditRecord> = {},
+    ) => {
       progress.recorded = true;
       return this.#record({
         tool: name,
@@ -269,6 +280,7 @@ export class Gatekeeper {
         outcome,
         rule: verdict.rule,
         ...(listed ? {} : { unlisted: true }),
+        ...extra,
       }, started);
     };
     const approved = probed ? verdict.patterns : undefined;
@@ -286,6 +298,17 @@ export class Gatekeeper {
       });
       return;
     }
+    // An approval lasts for patterns alone, never for a call that its tools
+    // entry or its pins ask about every time; the policy decided first.
+    const current = this.#source.current();
+    const lasting = pinned?.kind !== "ask" &&
+      current.mapping.decision(name)?.decision !== "ask" &&
+      this.#remembered.canRemember(verdict.patterns, current.policy);
+    if (lasting && this.#remembered.covers(verdict.patterns)) {
+      await record("approved", { rule: "remembered" });
+      this.#forwardCall(call, message, approved, round);
+      return;
+    }
     // A 2026-07-28 host declares its capabilities on each request, and is
     // asked in rounds: the question is this call's answer.
     const stateless = isStateless(era);
@@ -301,6 +324,7 @@ export class Gatekeeper {
     }
     const question = withArguments(verdict.question, params.arguments);
     let action: string;
+    let remember = false;
     if (stateless) {
       round ??= await this.#pending.withCancel(
         call,
@@ -309,16 +333,21 @@ export class Gatekeeper {
       const answered = round.answer(verdict.patterns);
       if (answered === undefined) {
         this.#relay.answerHost(message.id, {
-          result: round.ask(question, verdict.patterns),
+          result: round.ask(question, verdict.patterns, {
+            schema: approvalSchema(lasting, "until the gate stops"),
+          }),
         });
         return;
       }
       action = answered;
+      remember = round.remembers;
     } else {
-      action = await this.#elicit(call, question);
+      ({ action, remember } = await this.#elicit(call, question, lasting));
     }
     if (action === "accept") {
-      await record("approved");
+      remember &&= lasting;
+      await record("approved", remember ? { remember: "session" } : {});
+      if (remember) this.#remembered.remember(verdict.patterns);
       this.#forwardCall(call, message, approved, round);
       return;
     }
@@ -328,22 +357,30 @@ export class Gatekeeper {
     });
   }
 
-  /** Asks a host in a session with `elicitation/create`; resolves with its action (`error` for an error). */
-  async #elicit(call: PendingCall, question: string): Promise<string> {
+  /**
+   * Asks a host in a session with `elicitation/create`, offering the
+   * session scope when `lasting`; resolves with its action (`error` for an
+   * error) and whether it chose the session.
+   */
+  async #elicit(
+    call: PendingCall,
+    question: string,
+    lasting: boolean,
+  ): Promise<{ action: string; remember: boolean }> {
     const answer = await this.#pending.requestHost(
       call,
       "elicitation/create",
-      {
-        message: question,
-        requestedSchema: { type: "object", properties: {} },
-      },
+      { message: question, requestedSchema: approvalSchema(lasting) },
     );
     if ("error" in answer) {
       this.#log(`the host could not ask the user: ${answer.error.message}`);
-      return "error";
+      return { action: "error", remember: false };
     }
     const action = "result" in answer ? answer.result.action : undefined;
-    return typeof action === "string" ? action : "error";
+    return {
+      action: typeof action === "string" ? action : "error",
+      remember: "result" in answer && remembersSession(answer.result),
+    };
   }
 
   /**
@@ -379,7 +416,8 @@ export class Gatekeeper {
     started: number,
   ): Promise<void> {
     const elapsedMs = Math.round((performance.now() - started) * 1000) / 1000;
-    const { tool, patterns, decision, outcome, rule, unlisted } = fields;
+    const { tool, patterns, decision, outcome, rule, unlisted, remember } =
+      fields;
     if (this.#audit === undefined) return Promise.resolve();
     return this.#audit.write({
       time: new Date().toISOString(),
@@ -389,6 +427,7 @@ export class Gatekeeper {
       outcome,
       rule,
       ...(unlisted ? { unlisted } : {}),
+      ...(remember ? { remember } : {}),
       elapsedMs,
     });
   }
