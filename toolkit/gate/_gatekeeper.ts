@@ -332,6 +332,7 @@ export class Gatekeeper {
       );
       const answered = round.answer(verdict.patterns);
       if (answered === undefined) {
+        this.#relay.telemetry?.decided({ ...verdict, outcome: "asked" });
         this.#relay.answerHost(message.id, {
           result: round.ask(question, verdict.patterns, {
             schema: approvalSchema(lasting, "until the gate stops"),
@@ -415,6 +416,7 @@ export class Gatekeeper {
     fields: Omit<AuditRecord, "time" | "elapsedMs">,
     started: number,
   ): Promise<void> {
+    this.#relay.telemetry?.decided(fields);
     const elapsedMs = Math.round((performance.now() - started) * 1000) / 1000;
     const { tool, patterns, decision, outcome, rule, unlisted, remember } =
       fields;

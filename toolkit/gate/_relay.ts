@@ -9,6 +9,7 @@ import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/mod.ts";
 import { RPC_ERROR } from "../jsonrpc/mod.ts";
 import { StdioTransport } from "../stdio/mod.ts";
 import { IdSpace } from "./_ids.ts";
+import type { GateTelemetry } from "./_telemetry.ts";
 
 /** A request from the host. */
 export type HostRequest = Extract<
@@ -79,6 +80,8 @@ export interface OwnRequest {
 export class Relay {
   /** Resolves when the server's stdout has ended. */
   readonly serverEnded: Promise<void>;
+  /** What each host request is traced with, when telemetry is on. */
+  readonly telemetry: GateTelemetry | undefined;
 
   #host: StdioTransport;
   #server: StdioTransport;
@@ -98,8 +101,13 @@ export class Relay {
   #ownToServer = new Map<string, Pending>();
   #ownToHost = new Map<string, Pending>();
 
-  constructor(streams: RelayStreams, log: (line: string) => void) {
+  constructor(
+    streams: RelayStreams,
+    log: (line: string) => void,
+    options: { telemetry?: GateTelemetry } = {},
+  ) {
     this.#log = log;
+    this.telemetry = options.telemetry;
     this.serverEnded = new Promise((resolve) => this.#endServer = resolve);
     this.#server = new StdioTransport({
       readable: streams.serverReadable,
@@ -156,8 +164,15 @@ export class Relay {
 
   #fromHost(message: JsonRpcMessage, handlers: RelayHandlers): void {
     if ("method" in message) {
-      if ("id" in message) this.#hostRequest(message, handlers);
-      else this.#hostNotification(message, handlers);
+      if (!("id" in message)) this.#hostNotification(message, handlers);
+      else if (this.telemetry === undefined) {
+        this.#hostRequest(message, handlers);
+      } else {
+        this.telemetry.request(
+          message,
+          () => this.#hostRequest(message, handlers),
+        );
+      }
     } else {
       this.#hostResponse(message);
     }
@@ -182,7 +197,8 @@ export class Relay {
   }
 
   /** Sends a host's request on to the server, under an id the gate keeps straight. */
-  forward(message: HostRequest): void {
+  forward(request: HostRequest): void {
+    const message = this.telemetry?.forward(request) ?? request;
     const id = this.#serverIds.forward(message.id);
     this.#forwarded.set(id, { hostId: message.id, method: message.method });
     this.toServer(id === message.id ? message : { ...message, id });
@@ -194,6 +210,8 @@ export class Relay {
   ): void {
     if (message.method === "notifications/cancelled") {
       const requestId = message.params?.requestId as JsonRpcId;
+      // A cancelled request gets no answer: its span ends here.
+      this.telemetry?.cancelled(requestId);
       if (handlers.cancel(requestId, message.params?.reason)) return;
       const sentAs = this.#serverIds.sentAs(requestId);
       if (this.#forwarded.has(sentAs)) {
@@ -282,6 +300,7 @@ export class Relay {
     }
     this.#forwarded.delete(id);
     this.#serverIds.settle(id);
+    this.telemetry?.forwardAnswered(forwarded.hostId, message);
     if (forwarded.method === "tools/list" && "result" in message) {
       const shown = handlers.toolsListed(message.result);
       if (shown !== undefined) {
@@ -319,7 +338,14 @@ export class Relay {
       }
       this.#ownToServer.set(id, { resolve, reject });
     });
-    this.toServer({ jsonrpc: "2.0", id, method, params });
+    const traced = this.telemetry?.own({ to: "server", id, method, params });
+    this.toServer({
+      jsonrpc: "2.0",
+      id,
+      method,
+      params: traced?.params ?? params,
+    });
+    traced?.until(answer);
     return { id, answer };
   }
 
@@ -330,6 +356,7 @@ export class Relay {
     const answer = new Promise<JsonRpcMessage>((resolve, reject) => {
       this.#ownToHost.set(id, { resolve, reject });
     });
+    this.telemetry?.own({ to: "host", id, method, params }).until(answer);
     this.toHost({ jsonrpc: "2.0", id, method, params });
     return { id, answer };
   }
@@ -346,7 +373,7 @@ export class Relay {
   /** Sends a message to the host, after any answer still under review. */
   toHost(message: JsonRpcMessage): void {
     if (this.#hostWait === undefined) {
-      this.#host.send(message).catch(() => {});
+      this.#sendHost(message);
       return;
     }
     this.#toHostWhen(Promise.resolve(message));
@@ -356,13 +383,20 @@ export class Relay {
   #toHostWhen(message: Promise<JsonRpcMessage>): void {
     const turn: Promise<void> = (this.#hostWait ?? Promise.resolve())
       .then(() => message)
-      .then((ready) => {
-        this.#host.send(ready).catch(() => {});
-      }, (error) => this.#log(`cannot pass an answer on: ${error}`))
+      .then(
+        (ready) => this.#sendHost(ready),
+        (error) => this.#log(`cannot pass an answer on: ${error}`),
+      )
       .finally(() => {
         if (this.#hostWait === turn) this.#hostWait = undefined;
       });
     this.#hostWait = turn;
+  }
+
+  #sendHost(message: JsonRpcMessage): void {
+    // Every answer the host gets is to a request of its own.
+    if (!("method" in message)) this.telemetry?.answered(message);
+    this.#host.send(message).catch(() => {});
   }
 
   /** Answers the host's request `id` with `reply`. */

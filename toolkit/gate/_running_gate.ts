@@ -14,6 +14,7 @@ import type { PolicySource } from "./_policy_source.ts";
 import { Relay } from "./_relay.ts";
 import type { ServerProcess } from "./_server_process.ts";
 import { serverExit, stopServer } from "./_shutdown.ts";
+import type { GateTelemetry } from "./_telemetry.ts";
 import { ToolList } from "./_tool_list.ts";
 
 /** How long answers still in the server's pipe are awaited once it exited. */
@@ -38,6 +39,8 @@ export interface RunningGateOptions {
   readable?: ReadableStream<Uint8Array>;
   /** The host's answers; this process's stdout when absent. */
   writable?: WritableStream<Uint8Array>;
+  /** What each host request is traced with, when telemetry is on. */
+  telemetry?: GateTelemetry;
 }
 
 /**
@@ -73,12 +76,16 @@ export class RunningGate {
     this.#log = options.log;
     this.#graceMs = options.graceMs;
     this.finished = new Promise((resolve) => this.#resolveFinished = resolve);
-    this.#relay = new Relay({
-      serverReadable: child.stdout,
-      serverWritable: child.stdin,
-      hostReadable: options.readable,
-      hostWritable: options.writable,
-    }, options.log);
+    this.#relay = new Relay(
+      {
+        serverReadable: child.stdout,
+        serverWritable: child.stdin,
+        hostReadable: options.readable,
+        hostWritable: options.writable,
+      },
+      options.log,
+      { telemetry: options.telemetry },
+    );
     this.#pending = new PendingCalls(this.#relay);
     const pins = options.pins;
     this.#pins = pins;

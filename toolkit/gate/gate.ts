@@ -22,6 +22,7 @@ import { RunningGate } from "./_running_gate.ts";
 import { connectHttpServer } from "./_http_server.ts";
 import { Pins, pinsInPolicy } from "./_pins.ts";
 import { APPROVAL_TTL_MS } from "./_approval_round.ts";
+import type { GateTelemetry } from "./_telemetry.ts";
 
 const DECISIONS: readonly Decision[] = ["allow", "ask", "deny"];
 
@@ -146,6 +147,17 @@ export interface GateOptions {
    * @default {150}
    */
   reloadDebounceMs?: number;
+  /**
+   * Traces every request the gate relays through `@opentelemetry/api`, as
+   * `otel()` traces a server's: a span per request, with the decision on
+   * a call and its probe, approval and forwarded call as child spans, and
+   * the duration histogram (see docs/observability.md). The API is loaded
+   * only when this is on. Deno exports the spans under `OTEL_DENO=true`;
+   * elsewhere register an OpenTelemetry SDK.
+   *
+   * @default {true when the environment has OTEL_DENO=true and the gate may read it}
+   */
+  telemetry?: boolean;
 }
 
 /**
@@ -251,6 +263,17 @@ export async function startGate(
       `Cannot start the gate: approvalTtlMs must be a number of milliseconds > 0, got ${approvalTtlMs}`,
     );
   }
+  if (
+    options.telemetry !== undefined && typeof options.telemetry !== "boolean"
+  ) {
+    throw new TypeError(
+      `Cannot start the gate: telemetry must be a boolean, got ${
+        JSON.stringify(options.telemetry)
+      }`,
+    );
+  }
+  // Before anything is opened or started: nothing to undo if it fails.
+  const telemetry = await loadTelemetry(options.telemetry);
   let tools: ReadonlyMap<string, Decision> = new Map();
   if (options.tools !== undefined) {
     try {
@@ -349,7 +372,24 @@ export async function startGate(
     approvalTtlMs,
     readable: options.readable,
     writable: options.writable,
+    telemetry,
   });
   gate.start();
   return gate;
+}
+
+/** The gate's telemetry when `on` (by default, under OTEL_DENO=true); only then is the API loaded. */
+async function loadTelemetry(
+  on: boolean | undefined,
+): Promise<GateTelemetry | undefined> {
+  if (!(on ?? otelDeno())) return undefined;
+  const { OtelTelemetry } = await import("./_otel.ts");
+  return new OtelTelemetry();
+}
+
+/** Whether Deno exports telemetry (OTEL_DENO=true), asked only with the permission to read it. */
+function otelDeno(): boolean {
+  const variable = { name: "env", variable: "OTEL_DENO" } as const;
+  if (Deno.permissions.querySync(variable).state !== "granted") return false;
+  return Deno.env.get("OTEL_DENO") === "true";
 }

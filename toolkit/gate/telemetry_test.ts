@@ -1,0 +1,350 @@
+// The gate's telemetry against the official OpenTelemetry SDK, registered
+// as the API's global provider (as Deno registers its own under
+// OTEL_DENO=true), with startGate() over a pair of streams in front of the
+// fake server: the exact spans of the calls it decides.
+
+import assert from "node:assert/strict";
+import { context, propagation, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
+import { Policy } from "../policy/mod.ts";
+import { startGate } from "./gate.ts";
+import { FAKE_COMMAND } from "./testdata/gate_process.ts";
+
+const exporter = new InMemorySpanExporter();
+trace.setGlobalTracerProvider(
+  new BasicTracerProvider({
+    spanProcessors: [new SimpleSpanProcessor(exporter)],
+  }),
+);
+context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+
+const TRACE_ID = "0af7651916cd43dd8448eb211c80319c";
+const HOST_SPAN = "b7ad6b7169203331";
+const TRACEPARENT = `00-${TRACE_ID}-${HOST_SPAN}-01`;
+/** An argument value no span may show. */
+const SECRET = "s3cret-argument-value";
+const SERVER = 1;
+const CLIENT = 2;
+const ENCODER = new TextEncoder();
+
+// deno-lint-ignore no-explicit-any
+type Message = Record<string, any>;
+
+/** A host on a pair of streams, and a gate in front of the fake server. */
+async function gateWithHost(
+  policy: Policy,
+  options: { telemetry?: boolean; capabilities?: Message } = {},
+) {
+  const toGate = new TransformStream<Uint8Array, Uint8Array>();
+  const fromGate = new TransformStream<Uint8Array, Uint8Array>();
+  const writer = toGate.writable.getWriter();
+  const lines = fromGate.readable.pipeThrough(new TextDecoderStream())
+    .getReader();
+  const gate = await startGate(FAKE_COMMAND, {
+    policy,
+    unprobed: "allow",
+    readable: toGate.readable,
+    writable: fromGate.writable,
+    log: () => {},
+    telemetry: options.telemetry ?? true,
+  });
+  let buffer = "";
+  const send = (message: Message) =>
+    writer.write(ENCODER.encode(JSON.stringify(message) + "\n"));
+  const next = async (): Promise<Message> => {
+    for (;;) {
+      const newline = buffer.indexOf("\n");
+      if (newline !== -1) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        return JSON.parse(line);
+      }
+      const { value, done } = await lines.read();
+      if (done) throw new Error("the gate closed its output");
+      buffer += value;
+    }
+  };
+  await send({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-06-18",
+      capabilities: options.capabilities ?? {},
+      clientInfo: { name: "t", version: "1" },
+    },
+  });
+  await next();
+  return {
+    send,
+    next,
+    /** Sends a `tools/call` and resolves with the next message. */
+    async call(id: number, name: string, args: Message, meta?: Message) {
+      await send({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) },
+      });
+      return await next();
+    },
+    async [Symbol.asyncDispose]() {
+      await writer.close();
+      assert.equal(await gate.finished, 0);
+      await lines.cancel();
+    },
+  };
+}
+
+const POLICY = new Policy({
+  allow: ["write:notes/**", "x-fake:**"],
+  ask: ["write:drafts/**"],
+  deny: ["write:secrets/**"],
+});
+
+function spans(name: string, kind: number): ReadableSpan[] {
+  return exporter.getFinishedSpans().filter((s) =>
+    s.name === name && s.kind === kind
+  );
+}
+
+function spanOf(name: string, kind: number): ReadableSpan {
+  const found = spans(name, kind);
+  assert.equal(found.length, 1, `one span ${name}, got ${found.length}`);
+  return found[0];
+}
+
+function childOf(child: ReadableSpan, parent: ReadableSpan): void {
+  assert.equal(child.spanContext().traceId, parent.spanContext().traceId);
+  assert.equal(child.parentSpanContext?.spanId, parent.spanContext().spanId);
+}
+
+function noSecretIn(): void {
+  for (const span of exporter.getFinishedSpans()) {
+    const seen = JSON.stringify([span.name, span.attributes, span.events]);
+    assert.ok(!seen.includes(SECRET), `no argument value in ${seen}`);
+  }
+}
+
+/** The `_meta` the fake server received with a call: its answer. */
+function metaReceived(answer: Message): Message {
+  return JSON.parse(answer.result.content[0].text);
+}
+
+Deno.test("the gate traces an allowed probed call: its decision, the probe, and the forwarded call in the host's trace", async () => {
+  exporter.reset();
+  await using host = await gateWithHost(POLICY);
+  const answer = await host.call(
+    2,
+    "probed",
+    { patterns: ["write:notes/a.txt"], content: SECRET },
+    { traceparent: TRACEPARENT, tracestate: "vendor=1" },
+  );
+
+  const call = spanOf("tools/call probed", SERVER);
+  assert.equal(call.spanContext().traceId, TRACE_ID);
+  assert.equal(call.parentSpanContext?.spanId, HOST_SPAN);
+  assert.deepEqual(call.attributes, {
+    "mcp.method.name": "tools/call",
+    "jsonrpc.request.id": "2",
+    "gen_ai.tool.name": "probed",
+    "gen_ai.operation.name": "execute_tool",
+    "network.transport": "pipe",
+    "mcp.protocol.version": "2025-06-18",
+    "forge.gate.decision": "allow",
+    "forge.gate.outcome": "forwarded",
+    "forge.gate.rule": "x-fake:**",
+    "forge.gate.patterns": ["x-fake:always", "write:notes/a.txt"],
+  });
+  assert.equal(call.status.code, 0); // UNSET: answered
+
+  // The gate's own requests for the call: the tool list it had not seen,
+  // the probe, then the call itself.
+  childOf(spanOf("tools/list", CLIENT), call);
+  const probe = spanOf("forge.gate.probe", CLIENT);
+  childOf(probe, call);
+  assert.equal(probe.attributes["gen_ai.tool.name"], "probed");
+  assert.equal(probe.attributes["forge.probe"], true);
+  const forward = spanOf("tools/call probed", CLIENT);
+  childOf(forward, call);
+  assert.ok(probe.endTime <= forward.startTime, "the probe, then the call");
+
+  // The server received the forwarded call's trace context, to carry on.
+  const meta = metaReceived(answer);
+  assert.equal(
+    meta.traceparent,
+    `00-${TRACE_ID}-${forward.spanContext().spanId}-01`,
+  );
+  assert.equal(meta.tracestate, "vendor=1");
+  assert.deepEqual(meta["forge.approved_patterns"], [
+    "x-fake:always",
+    "write:notes/a.txt",
+  ]);
+  const initialize = spanOf("initialize", SERVER);
+  assert.equal(initialize.attributes["mcp.protocol.version"], "2025-06-18");
+  childOf(spanOf("initialize", CLIENT), initialize);
+  noSecretIn();
+});
+
+Deno.test("the gate traces a denied call with error.type and its rule, and no forwarded call", async () => {
+  exporter.reset();
+  await using host = await gateWithHost(POLICY);
+  const answer = await host.call(2, "probed", {
+    patterns: ["write:secrets/key"],
+    content: SECRET,
+  });
+  assert.equal(answer.result.isError, true);
+
+  const call = spanOf("tools/call probed", SERVER);
+  assert.equal(call.attributes["error.type"], "tool_error");
+  assert.equal(call.status.code, 2); // ERROR
+  assert.equal(call.status.message, undefined);
+  assert.equal(call.attributes["forge.gate.decision"], "deny");
+  assert.equal(call.attributes["forge.gate.outcome"], "denied");
+  assert.equal(call.attributes["forge.gate.rule"], "write:secrets/**");
+  childOf(spanOf("forge.gate.probe", CLIENT), call);
+  assert.deepEqual(spans("tools/call probed", CLIENT), []);
+  noSecretIn();
+});
+
+Deno.test("the gate traces an unprobed call: its decision, no probe, the forwarded call", async () => {
+  exporter.reset();
+  await using host = await gateWithHost(POLICY);
+  const answer = await host.call(2, "plain", { content: SECRET });
+
+  const call = spanOf("tools/call plain", SERVER);
+  assert.equal(call.attributes["forge.gate.decision"], "allow");
+  assert.equal(call.attributes["forge.gate.rule"], "unprobed");
+  assert.equal(call.attributes["forge.gate.patterns"], undefined);
+  assert.equal(call.attributes["error.type"], undefined);
+  assert.deepEqual(spans("forge.gate.probe", CLIENT), []);
+  const forward = spanOf("tools/call plain", CLIENT);
+  childOf(forward, call);
+  assert.equal(
+    metaReceived(answer).traceparent,
+    `00-${call.spanContext().traceId}-${forward.spanContext().spanId}-01`,
+  );
+  noSecretIn();
+});
+
+Deno.test("the gate traces the user's approval of an asked call", async () => {
+  exporter.reset();
+  await using host = await gateWithHost(POLICY, {
+    capabilities: { elicitation: {} },
+  });
+  await host.send({
+    jsonrpc: "2.0",
+    id: 2,
+    method: "tools/call",
+    params: { name: "probed", arguments: { patterns: ["write:drafts/d"] } },
+  });
+  const question = await host.next();
+  assert.equal(question.method, "elicitation/create");
+  await host.send({
+    jsonrpc: "2.0",
+    id: question.id,
+    result: { action: "accept", content: {} },
+  });
+  const answer = await host.next();
+  assert.equal(answer.id, 2);
+
+  const call = spanOf("tools/call probed", SERVER);
+  assert.equal(call.attributes["forge.gate.decision"], "ask");
+  assert.equal(call.attributes["forge.gate.outcome"], "approved");
+  assert.equal(call.attributes["forge.gate.rule"], "write:drafts/**");
+  const approval = spanOf("forge.gate.approval", CLIENT);
+  childOf(approval, call);
+  assert.equal(approval.attributes["forge.gate.approval.action"], "accept");
+  assert.equal(approval.attributes["mcp.method.name"], "elicitation/create");
+  const probe = spanOf("forge.gate.probe", CLIENT);
+  const forward = spanOf("tools/call probed", CLIENT);
+  assert.ok(probe.endTime <= approval.startTime, "probed, then asked");
+  assert.ok(approval.endTime <= forward.startTime, "asked, then forwarded");
+  // The host is not handed the gate's trace context with the question.
+  assert.equal(question.params._meta, undefined);
+});
+
+Deno.test("a call the host cancels ends its span and the probe it waited on as cancelled", async () => {
+  exporter.reset();
+  await using host = await gateWithHost(POLICY);
+  await host.send({
+    jsonrpc: "2.0",
+    id: 2,
+    method: "tools/call",
+    params: { name: "wait", arguments: { announce: true } },
+  });
+  // The fake server says when the probe it will never answer reached it.
+  const announced = await host.next();
+  assert.match(announced.params.data, /^probe of wait: /);
+  await host.send({
+    jsonrpc: "2.0",
+    method: "notifications/cancelled",
+    params: { requestId: 2 },
+  });
+  // Its cancellation reaches the server too, and is announced back.
+  assert.match((await host.next()).params.data, /^cancelled: /);
+
+  const call = spanOf("tools/call wait", SERVER);
+  assert.equal(call.attributes["error.type"], "cancelled");
+  const probe = spanOf("forge.gate.probe", CLIENT);
+  childOf(probe, call);
+  assert.equal(probe.attributes["error.type"], "cancelled");
+});
+
+Deno.test("a gate without telemetry makes no span", async () => {
+  exporter.reset();
+  await using host = await gateWithHost(POLICY, { telemetry: false });
+  const answer = await host.call(2, "probed", {
+    patterns: ["write:notes/a.txt"],
+  });
+  assert.equal(metaReceived(answer).traceparent, undefined);
+  assert.deepEqual(exporter.getFinishedSpans(), []);
+});
+
+Deno.test("the gate's static module graph has no @opentelemetry/api; only its telemetry module loads it", async () => {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", new URL("./main.ts", import.meta.url).pathname],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  assert.ok(output.success);
+  const info = JSON.parse(new TextDecoder().decode(output.stdout)) as {
+    roots: string[];
+    modules: {
+      specifier: string;
+      dependencies?: {
+        code?: { specifier: string };
+        isDynamic?: boolean;
+      }[];
+    }[];
+  };
+  const byName = new Map(info.modules.map((m) => [m.specifier, m]));
+  const statics = new Set<string>();
+  const dynamics = new Set<string>();
+  const visit = (specifier: string) => {
+    if (statics.has(specifier)) return;
+    statics.add(specifier);
+    for (const dependency of byName.get(specifier)?.dependencies ?? []) {
+      const next = dependency.code?.specifier;
+      if (next === undefined) continue;
+      if (dependency.isDynamic) dynamics.add(next);
+      else visit(next);
+    }
+  };
+  visit(info.roots[0]);
+  assert.deepEqual([...statics].filter((s) => /opentelemetry/.test(s)), []);
+  const local = [...dynamics].filter((s) => s.startsWith("file:"));
+  assert.deepEqual(local.map((s) => s.slice(s.lastIndexOf("/") + 1)), [
+    "_otel.ts",
+  ]);
+  const otel = byName.get(local[0])?.dependencies ?? [];
+  assert.ok(otel.some((d) => /opentelemetry/.test(d.code?.specifier ?? "")));
+});
