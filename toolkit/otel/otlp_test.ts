@@ -5,82 +5,13 @@
 import assert from "node:assert/strict";
 import { spawnStdio } from "../testing/stdio_client.ts";
 import { until } from "../testing/_until.ts";
+import { attributes, receiver } from "./testdata/otlp_receiver.ts";
 
 const SERVER = new URL("./testdata/traced_server.ts", import.meta.url)
   .pathname;
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CLIENT_SPAN = "00f067aa0ba902b7";
 const SECRET = "s3cret-argument-value";
-
-interface OtlpValue {
-  stringValue?: string;
-  intValue?: string | number;
-  boolValue?: boolean;
-  doubleValue?: number;
-}
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes: { key: string; value: OtlpValue }[];
-  status?: { code?: number; message?: string };
-}
-
-interface OtlpPoint {
-  attributes: { key: string; value: OtlpValue }[];
-  count: string | number;
-}
-interface OtlpMetric {
-  name: string;
-  unit?: string;
-  histogram?: { dataPoints: OtlpPoint[] };
-}
-
-/** An OTLP/HTTP receiver on a loopback port: what arrives at each path. */
-function receiver() {
-  const bodies: { path: string; body: string }[] = [];
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-    async (request) => {
-      bodies.push({
-        path: new URL(request.url).pathname,
-        body: await request.text(),
-      });
-      return Response.json({});
-    },
-  );
-  const spans = (): OtlpSpan[] =>
-    bodies.filter((b) => b.path === "/v1/traces").flatMap((b) =>
-      (JSON.parse(b.body).resourceSpans ?? []).flatMap((
-        r: { scopeSpans: { spans: OtlpSpan[] }[] },
-      ) => r.scopeSpans.flatMap((s) => s.spans))
-    );
-  const points = (): OtlpPoint[] =>
-    bodies.filter((b) => b.path === "/v1/metrics").flatMap((b) =>
-      (JSON.parse(b.body).resourceMetrics ?? []).flatMap((
-        r: { scopeMetrics: { metrics: OtlpMetric[] }[] },
-      ) =>
-        r.scopeMetrics.flatMap((s) => s.metrics).filter((m) =>
-          m.name === "mcp.server.operation.duration" && m.unit === "s"
-        ).flatMap((m) => m.histogram?.dataPoints ?? [])
-      )
-    );
-  return { server, bodies, spans, points, port: server.addr.port };
-}
-
-function attributes(
-  item: { attributes: OtlpSpan["attributes"] },
-): Record<string, unknown> {
-  return Object.fromEntries(
-    item.attributes.map(({ key, value }) => [
-      key,
-      value.stringValue ?? value.boolValue ?? value.intValue ??
-        value.doubleValue,
-    ]),
-  );
-}
 
 Deno.test("under OTEL_DENO=true a server's spans reach an OTLP/HTTP endpoint, named and attributed", async () => {
   const otlp = receiver();
