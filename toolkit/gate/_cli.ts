@@ -26,7 +26,12 @@ Options:
   --new-tools VALUE  allow, ask or deny a tool new since the pins (default: ask)
   --url URL          a Streamable HTTP server instead of a command
   --header LINE      an HTTP header for --url ('Authorization: Bearer …'), repeatable
-  -h, --help         show this text`;
+  -h, --help         show this text
+
+Environment:
+  OTEL_DENO=true     trace each request the gate relays, with its decision, and
+                     export the spans over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT);
+                     see docs/observability.md`;
 
 /** What the command line asks for. */
 export type GateCommandLine =

@@ -299,6 +299,19 @@ Deno.test("a call the host cancels ends its span and the probe it waited on as c
   assert.equal(probe.attributes["error.type"], "cancelled");
 });
 
+Deno.test("startGate() refuses a telemetry option that is not a boolean", async () => {
+  await assert.rejects(
+    startGate(FAKE_COMMAND, {
+      policy: POLICY,
+      telemetry: "yes" as unknown as boolean,
+    }),
+    (e) =>
+      e instanceof TypeError &&
+      e.message ===
+        'Cannot start the gate: telemetry must be a boolean, got "yes"',
+  );
+});
+
 Deno.test("a gate without telemetry makes no span", async () => {
   exporter.reset();
   await using host = await gateWithHost(POLICY, { telemetry: false });
