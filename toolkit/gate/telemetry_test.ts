@@ -272,6 +272,26 @@ Deno.test("the gate traces the user's approval of an asked call", async () => {
   assert.equal(question.params._meta, undefined);
 });
 
+Deno.test("a 2026-07-28 call asked in rounds ends its span with the question, decision ask", async () => {
+  exporter.reset();
+  await using host = await gateWithHost(POLICY);
+  const answer = await host.call(2, "probed", {
+    patterns: ["write:drafts/d"],
+  }, {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
+  });
+  assert.equal(answer.result.resultType, "input_required");
+
+  const call = spanOf("tools/call probed", SERVER);
+  assert.equal(call.attributes["mcp.protocol.version"], "2026-07-28");
+  assert.equal(call.attributes["forge.gate.decision"], "ask");
+  assert.equal(call.attributes["forge.gate.outcome"], "asked");
+  assert.equal(call.attributes["forge.gate.rule"], "write:drafts/**");
+  assert.equal(call.attributes["error.type"], undefined);
+  assert.deepEqual(spans("tools/call probed", CLIENT), []);
+});
+
 Deno.test("a call the host cancels ends its span and the probe it waited on as cancelled", async () => {
   exporter.reset();
   await using host = await gateWithHost(POLICY);
