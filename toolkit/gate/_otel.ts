@@ -135,8 +135,7 @@ export class OtelTelemetry implements GateTelemetry {
   ): Parameters<GateTelemetry["forward"]>[0] {
     const traced = this.#requests.get(message.id);
     if (traced === undefined) return message;
-    const params = message.params ?? {};
-    const target = targetOf({ method: message.method, params });
+    const target = targetOf({ method: message.method, params: message.params });
     const attributes: Attributes = {
       [ATTR.METHOD]: message.method,
       [ATTR.REQUEST_ID]: String(message.id),
@@ -152,13 +151,12 @@ export class OtelTelemetry implements GateTelemetry {
       traced.span.context,
     );
     traced.forward = span;
-    return {
-      ...message,
-      params: withTraceContext(
-        params,
-        trace.setSpan(traced.span.context, span),
-      ),
-    };
+    const given = message.params ?? {};
+    const params = withTraceContext(
+      given,
+      trace.setSpan(traced.span.context, span),
+    );
+    return params === given ? message : { ...message, params };
   }
 
   forwardAnswered(id: JsonRpcId, answer: Answer): void {
@@ -286,9 +284,10 @@ function withTraceContext(
   params: Record<string, unknown>,
   of: Context,
 ): Record<string, unknown> {
-  const meta: Record<string, unknown> = isRecord(params._meta)
-    ? { ...params._meta }
-    : {};
-  propagation.inject(of, meta);
-  return { ...params, _meta: meta };
+  const carrier: Record<string, string> = {};
+  propagation.inject(of, carrier);
+  // Without a propagator, the request goes as it came.
+  if (Object.keys(carrier).length === 0) return params;
+  const meta = isRecord(params._meta) ? params._meta : {};
+  return { ...params, _meta: { ...meta, ...carrier } };
 }
