@@ -4,31 +4,18 @@
 // fake server: the exact spans of the calls it decides.
 
 import assert from "node:assert/strict";
-import { context, propagation, trace } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  type ReadableSpan,
-  SimpleSpanProcessor,
-} from "@opentelemetry/sdk-trace-base";
+  CALLER_SPAN,
+  installInMemoryTracing,
+  TRACE_ID,
+  TRACEPARENT,
+} from "../otel/testdata/in_memory_tracing.ts";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { Policy } from "../policy/mod.ts";
 import { startGate } from "./gate.ts";
 import { FAKE_COMMAND } from "./testdata/gate_process.ts";
 
-const exporter = new InMemorySpanExporter();
-trace.setGlobalTracerProvider(
-  new BasicTracerProvider({
-    spanProcessors: [new SimpleSpanProcessor(exporter)],
-  }),
-);
-context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-
-const TRACE_ID = "0af7651916cd43dd8448eb211c80319c";
-const HOST_SPAN = "b7ad6b7169203331";
-const TRACEPARENT = `00-${TRACE_ID}-${HOST_SPAN}-01`;
+const exporter = installInMemoryTracing();
 /** An argument value no span may show. */
 const SECRET = "s3cret-argument-value";
 const SERVER = 1;
@@ -151,7 +138,7 @@ Deno.test("the gate traces an allowed probed call: its decision, the probe, and 
 
   const call = spanOf("tools/call probed", SERVER);
   assert.equal(call.spanContext().traceId, TRACE_ID);
-  assert.equal(call.parentSpanContext?.spanId, HOST_SPAN);
+  assert.equal(call.parentSpanContext?.spanId, CALLER_SPAN);
   assert.deepEqual(call.attributes, {
     "mcp.method.name": "tools/call",
     "jsonrpc.request.id": "2",

@@ -3,15 +3,14 @@
 // registers its own under OTEL_DENO=true), for the exact spans.
 
 import assert from "node:assert/strict";
-import { context, propagation, trace } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import { trace } from "@opentelemetry/api";
 import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  type ReadableSpan,
-  SimpleSpanProcessor,
-} from "@opentelemetry/sdk-trace-base";
+  CALLER_SPAN,
+  installInMemoryTracing,
+  TRACE_ID,
+  TRACEPARENT,
+} from "./testdata/in_memory_tracing.ts";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { z } from "zod";
 import { createServer, type ToolServer } from "../server/server.ts";
 import { error, text } from "../result/result.ts";
@@ -21,18 +20,7 @@ import { until } from "../testing/_until.ts";
 import { connectStateless } from "../server/_stateless_test_helpers.ts";
 import { otel } from "./otel.ts";
 
-const exporter = new InMemorySpanExporter();
-trace.setGlobalTracerProvider(
-  new BasicTracerProvider({
-    spanProcessors: [new SimpleSpanProcessor(exporter)],
-  }),
-);
-context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-
-const TRACE_ID = "0af7651916cd43dd8448eb211c80319c";
-const CLIENT_SPAN = "b7ad6b7169203331";
-const TRACEPARENT = `00-${TRACE_ID}-${CLIENT_SPAN}-01`;
+const exporter = installInMemoryTracing();
 const TASKS = { extensions: { "io.modelcontextprotocol/tasks": {} } };
 /** An argument value no span may show. */
 const SECRET = "s3cret-argument-value";
@@ -134,7 +122,7 @@ Deno.test("otel() gives each request a SERVER span named and attributed as the M
   assert.equal(call.status.code, 0); // UNSET: answered
   // Carried in from _meta.traceparent, with its tracestate.
   assert.equal(call.spanContext().traceId, TRACE_ID);
-  assert.equal(call.parentSpanContext?.spanId, CLIENT_SPAN);
+  assert.equal(call.parentSpanContext?.spanId, CALLER_SPAN);
   assert.equal(call.spanContext().traceState?.get("vendor"), "1");
   // The handler's own span nests in the call's.
   const inner = spanNamed("inner");
@@ -198,7 +186,7 @@ Deno.test("otel() traces a probe as a tools/call marked forge.probe, in the clie
   assert.equal(probe.attributes["forge.probe"], true);
   assert.equal(probe.attributes["gen_ai.tool.name"], "clean");
   assert.equal(probe.spanContext().traceId, TRACE_ID);
-  assert.equal(probe.parentSpanContext?.spanId, CLIENT_SPAN);
+  assert.equal(probe.parentSpanContext?.spanId, CALLER_SPAN);
   noSecretIn(probe);
 });
 
