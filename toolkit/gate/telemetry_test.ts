@@ -16,6 +16,26 @@ import { startGate } from "./gate.ts";
 import { FAKE_COMMAND } from "./testdata/gate_process.ts";
 
 const exporter = installInMemoryTracing();
+
+/**
+ * A span time ([seconds, nanoseconds]) as one number (arrays compared with
+ * `<=` compare as strings, so "1,5" would come after "1,10").
+ */
+function nanos([seconds, nanoseconds]: readonly [number, number]): bigint {
+  return BigInt(seconds) * 1_000_000_000n + BigInt(nanoseconds);
+}
+
+/**
+ * Whether span `a` ended before span `b` started. The SDK takes a start
+ * time from the wall clock in whole milliseconds and an end time to the
+ * nanosecond, so `b` may start in the millisecond `a` ended in.
+ */
+function endedBefore(
+  a: { endTime: readonly [number, number] },
+  b: { startTime: readonly [number, number] },
+): boolean {
+  return nanos(a.endTime) < nanos(b.startTime) + 1_000_000n;
+}
 /** An argument value no span may show. */
 const SECRET = "s3cret-argument-value";
 const SERVER = 1;
@@ -162,7 +182,7 @@ Deno.test("the gate traces an allowed probed call: its decision, the probe, and 
   assert.equal(probe.attributes["forge.probe"], true);
   const forward = spanOf("tools/call probed", CLIENT);
   childOf(forward, call);
-  assert.ok(probe.endTime <= forward.startTime, "the probe, then the call");
+  assert.ok(endedBefore(probe, forward), "the probe, then the call");
 
   // The server received the forwarded call's trace context, to carry on.
   const meta = metaReceived(answer);
@@ -253,8 +273,8 @@ Deno.test("the gate traces the user's approval of an asked call", async () => {
   assert.equal(approval.attributes["mcp.method.name"], "elicitation/create");
   const probe = spanOf("forge.gate.probe", CLIENT);
   const forward = spanOf("tools/call probed", CLIENT);
-  assert.ok(probe.endTime <= approval.startTime, "probed, then asked");
-  assert.ok(approval.endTime <= forward.startTime, "asked, then forwarded");
+  assert.ok(endedBefore(probe, approval), "probed, then asked");
+  assert.ok(endedBefore(approval, forward), "asked, then forwarded");
   // The host is not handed the gate's trace context with the question.
   assert.equal(question.params._meta, undefined);
 });
