@@ -14,7 +14,7 @@ import { createServer, text } from "@forge/toolkit";
 import { otel } from "@forge/toolkit/otel";
 import { connect } from "@forge/toolkit/testing";
 import { z } from "zod";
-import { median } from "./_stats.ts";
+import { interleavedMedians } from "./_interleave.ts";
 
 const ROUNDS = 31;
 const BATCH_MS = 5;
@@ -63,25 +63,13 @@ const CASES = [
 ];
 
 async function medians(): Promise<void> {
-  const samples = CASES.map(() => [] as number[]);
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const [i, c] of CASES.entries()) {
-      let calls = 0;
-      const start = performance.now();
-      let now = start;
-      while (now - start < BATCH_MS) {
-        for (let k = 0; k < 16; k++) await c.fn();
-        calls += 16;
-        now = performance.now();
-      }
-      samples[i].push(((now - start) * 1e6) / calls);
-    }
-  }
+  const figures = await interleavedMedians(CASES, {
+    rounds: ROUNDS,
+    batchMs: BATCH_MS,
+  });
   console.log(`medians of ${ROUNDS} interleaved rounds, ns per request`);
   for (const [i, c] of CASES.entries()) {
-    console.log(
-      `${c.name.padEnd(28)} ${median(samples[i]).toFixed(0).padStart(8)}`,
-    );
+    console.log(`${c.name.padEnd(28)} ${figures[i].toFixed(0).padStart(8)}`);
   }
 }
 

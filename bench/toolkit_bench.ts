@@ -18,6 +18,7 @@ import { wrapProbe } from "@forge/toolkit/probe";
 import { decodeArguments, toJsonSchema } from "@forge/toolkit/args";
 import { connect } from "@forge/toolkit/testing";
 import { z } from "zod";
+import { interleavedMedians } from "./_interleave.ts";
 
 const ROUNDS = 31;
 const BATCH_MS = 5;
@@ -206,25 +207,13 @@ const CASES: Case[] = [
 
 /** Interleaves all cases round by round and prints each one's median. */
 async function medians(): Promise<void> {
-  const samples = CASES.map(() => [] as number[]);
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const [i, c] of CASES.entries()) {
-      let calls = 0;
-      const start = performance.now();
-      let now = start;
-      while (now - start < BATCH_MS) {
-        for (let k = 0; k < 16; k++) await c.fn();
-        calls += 16;
-        now = performance.now();
-      }
-      samples[i].push(((now - start) * 1e6) / calls);
-    }
-  }
+  const figures = await interleavedMedians(CASES, {
+    rounds: ROUNDS,
+    batchMs: BATCH_MS,
+  });
   console.log(`medians of ${ROUNDS} interleaved rounds, ns per call`);
   for (const [i, c] of CASES.entries()) {
-    const sorted = samples[i].sort((a, b) => a - b);
-    const median = sorted[(sorted.length - 1) / 2];
-    console.log(`${c.name.padEnd(48)} ${median.toFixed(0).padStart(10)}`);
+    console.log(`${c.name.padEnd(48)} ${figures[i].toFixed(0).padStart(10)}`);
   }
 }
 
