@@ -162,6 +162,8 @@ export class Gatekeeper {
     // request, not in initialize: the gate's own requests for this call
     // must carry them too, or the server cannot tell what they are.
     const era = eraMeta(meta);
+    const refuse = (text: string) =>
+      this.#relay.answerHost(message.id, { result: refusal(text, era) });
     // A call that answers an earlier round of the gate's own carries the
     // gate's state, which the server must not see.
     progress.tool = name;
@@ -190,9 +192,7 @@ export class Gatekeeper {
         outcome: "withheld",
         rule: "pins",
       }, started);
-      this.#relay.answerHost(message.id, {
-        result: refusal(pinned.refusal, era),
-      });
+      refuse(pinned.refusal);
       return;
     }
     const probed = this.#tools.get(name)?.probed === true;
@@ -225,9 +225,7 @@ export class Gatekeeper {
           outcome: "probe-error",
           rule: null,
         }, started);
-        this.#relay.answerHost(message.id, {
-          result: refusal(mapped.refused, era),
-        });
+        refuse(mapped.refused);
         return;
       }
       verdict = mapped.verdict;
@@ -293,9 +291,7 @@ export class Gatekeeper {
     }
     if (verdict.decision === "deny") {
       record("denied");
-      this.#relay.answerHost(message.id, {
-        result: refusal(verdict.denied, era),
-      });
+      refuse(verdict.denied);
       return;
     }
     // An approval lasts for patterns alone, never for a call that its tools
@@ -317,9 +313,7 @@ export class Gatekeeper {
       : this.#hostCanElicit;
     if (!canAsk) {
       record("refused");
-      this.#relay.answerHost(message.id, {
-        result: refusal(verdict.cannotAsk, era),
-      });
+      refuse(verdict.cannotAsk);
       return;
     }
     const question = withArguments(verdict.question, params.arguments);
@@ -353,9 +347,7 @@ export class Gatekeeper {
       return;
     }
     record(action === "decline" ? "declined" : "refused");
-    this.#relay.answerHost(message.id, {
-      result: refusal(verdict.declined(action), era),
-    });
+    refuse(verdict.declined(action));
   }
 
   /**
