@@ -3,7 +3,10 @@
  * for file tools whose patterns were resolved before the handler acts.
  * Deno offers no `openat`, `O_NOFOLLOW` on directories or `renameat` with
  * directory handles, so a check and the act that follows it are two path
- * lookups; these checks shrink the window between them to one system call.
+ * lookups. These checks are synchronous on purpose: a check and the act run
+ * back to back, with no turn of the event loop (which a loaded server can
+ * stretch to milliseconds) between them, so the window is the gap between two
+ * system calls.
  * See docs/mcp-contract.md, "The remaining race window".
  *
  * @module
@@ -49,22 +52,20 @@ export class PathChangedError extends Error {
  * import { resolvesTo } from "./confine.ts";
  *
  * const dir = await Deno.realPath(await Deno.makeTempDir());
- * console.log(await resolvesTo(dir)); // true
- * console.log(await resolvesTo(`${dir}/missing`)); // false
+ * console.log(resolvesTo(dir)); // true
+ * console.log(resolvesTo(`${dir}/missing`)); // false
  * ```
  *
  * @param path An absolute real path.
  * @param file An open file that `path` must name.
  * @returns `true` when `path` is still where it was.
  */
-export async function resolvesTo(
-  path: string,
-  file?: Deno.FsFile,
-): Promise<boolean> {
+export function resolvesTo(path: string, file?: Deno.FsFile): boolean {
   try {
-    if (await Deno.realPath(path) !== path) return false;
+    if (Deno.realPathSync(path) !== path) return false;
     if (file === undefined) return true;
-    const [named, open] = await Promise.all([Deno.lstat(path), file.stat()]);
+    const named = Deno.lstatSync(path);
+    const open = file.statSync();
     return named.ino === open.ino && named.dev === open.dev;
   } catch (error) {
     if (isMissing(error)) return false;
@@ -79,15 +80,15 @@ export async function resolvesTo(
  * ```ts
  * import { realPathOf } from "./confine.ts";
  *
- * console.log(await realPathOf("/no/such/file")); // undefined
+ * console.log(realPathOf("/no/such/file")); // undefined
  * ```
  *
  * @param path An absolute path.
  * @returns Its real path, or `undefined` when something on the way is missing.
  */
-export async function realPathOf(path: string): Promise<string | undefined> {
+export function realPathOf(path: string): string | undefined {
   try {
-    return await Deno.realPath(path);
+    return Deno.realPathSync(path);
   } catch (error) {
     if (isMissing(error)) return undefined;
     throw error;
@@ -108,7 +109,7 @@ export async function realPathOf(path: string): Promise<string | undefined> {
  *
  * const dir = await Deno.realPath(await Deno.makeTempDir());
  * await Deno.writeTextFile(`${dir}/old.log`, "x");
- * await removeFileConfined(`${dir}/old.log`);
+ * removeFileConfined(`${dir}/old.log`);
  * ```
  *
  * @param path The absolute path of the file; its last component may be a
@@ -117,35 +118,35 @@ export async function realPathOf(path: string): Promise<string | undefined> {
  * @throws {Deno.errors.IsADirectory} When `path` is a directory.
  * @throws {Deno.errors.NotFound} When nothing is at `path`.
  */
-export async function removeFileConfined(path: string): Promise<void> {
+export function removeFileConfined(path: string): void {
   const dir = parentOf(path);
   const name = path.slice(dir.length + 1);
-  const seen = await Deno.lstat(path);
+  const seen = Deno.lstatSync(path);
   if (seen.isDirectory) {
     throw new Deno.errors.IsADirectory(`Cannot remove a directory: ${path}`);
   }
   const aside = `${dir}/.${name}.${crypto.randomUUID().slice(0, 8)}.del`;
   // Checked just before the rename, so a replaced directory is most often
   // caught before anything outside is even renamed.
-  if (!(await resolvesTo(dir))) throw new PathChangedError(path);
-  await Deno.rename(path, aside);
+  if (!resolvesTo(dir)) throw new PathChangedError(path);
+  Deno.renameSync(path, aside);
   // The directory, not the file: a symbolic link is deleted itself.
-  const realDir = await realPathOf(dir);
+  const realDir = realPathOf(dir);
   // Renamed into a directory that has since moved: nothing to unlink.
   if (realDir === undefined) throw new PathChangedError(path);
   const where = `${realDir === "/" ? "" : realDir}/${
     aside.slice(dir.length + 1)
   }`;
-  const moved = await Deno.lstat(where).catch(() => undefined);
+  const moved = lstatOrUndefined(where);
   if (
     realDir !== dir || moved === undefined || moved.ino !== seen.ino ||
     moved.dev !== seen.dev
   ) {
-    if (moved !== undefined) await putBack(where, name);
+    if (moved !== undefined) putBack(where, name);
     throw new PathChangedError(path);
   }
   try {
-    await Deno.remove(aside);
+    Deno.removeSync(aside);
   } catch (error) {
     // The directory moved between the check and the unlink: the random
     // name is not found through the new one, and the file stays aside.
@@ -155,13 +156,21 @@ export async function removeFileConfined(path: string): Promise<void> {
 }
 
 /** Gives a file renamed aside its name back, never replacing another file. */
-async function putBack(where: string, name: string): Promise<void> {
+function putBack(where: string, name: string): void {
   const original = `${parentOf(where)}/${name}`;
   try {
-    await Deno.link(where, original);
-    await Deno.remove(where);
+    Deno.linkSync(where, original);
+    Deno.removeSync(where);
   } catch {
     // The name was taken meanwhile (or links are refused): leave it aside.
+  }
+}
+
+function lstatOrUndefined(path: string): Deno.FileInfo | undefined {
+  try {
+    return Deno.lstatSync(path);
+  } catch {
+    return undefined;
   }
 }
 

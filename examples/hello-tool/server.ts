@@ -201,7 +201,7 @@ function relative(realRoot: string, path: string): string {
 async function fileOperation<T>(
   realRoot: string,
   shown: string,
-  operation: () => Promise<T>,
+  operation: () => T | Promise<T>,
 ): Promise<T> {
   try {
     return await operation();

@@ -16,7 +16,11 @@ import { PathChangedError, realPathOf, resolvesTo } from "./confine.ts";
 
 const ENCODER = new TextEncoder();
 // New files get the usual permissions (less the umask).
-const DEFAULT_MODE = 0o666;
+const TEMP_FILE: Deno.OpenOptions = {
+  write: true,
+  createNew: true,
+  mode: 0o666,
+};
 
 /** Options for {@linkcode writeFileAtomic}. */
 export interface WriteAtomicOptions {
@@ -78,7 +82,7 @@ export async function writeFileAtomic(
   const dir = parentOf(path);
   const name = path.slice(path.lastIndexOf("/") + 1);
   if (options.createParents) {
-    if (confined) await makeParentsConfined(dir, path);
+    if (confined) makeParentsConfined(dir, path);
     else await Deno.mkdir(dir, { recursive: true });
   }
 
@@ -94,29 +98,30 @@ export async function writeFileAtomic(
   // A dot-name in the same directory: rename(2) is only atomic within one
   // file system, and hidden names keep directory listings tidy meanwhile.
   const temp = `${dir}/.${name}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-  // Checked just before the open, so a replaced directory is most often
-  // caught before anything is created through it.
-  if (confined && !(await resolvesTo(dir))) throw new PathChangedError(path);
-  // createNew (O_EXCL) never follows a link at the last component and
-  // never opens a file someone else made.
-  const file = await Deno.open(temp, {
-    write: true,
-    createNew: true,
-    mode: DEFAULT_MODE,
-  });
   // Every real path the file was seen at, for withdraw() to look in.
   const seen = new Set([temp]);
-  const confirm = async (name: string, identity?: Deno.FsFile) => {
-    const real = await realPathOf(name);
+  const confirm = (file: Deno.FsFile) => {
+    const real = realPathOf(temp);
     if (real !== undefined) seen.add(real);
-    if (real !== name || !(await resolvesTo(name, identity))) {
+    if (real !== temp || !resolvesTo(temp, file)) {
       throw new PathChangedError(path);
     }
   };
+  // Checked just before the open, so a replaced directory is most often
+  // caught before anything is created through it. Confined, the check, the
+  // open and the check after it run with no await between them: a turn of
+  // the event loop on a loaded server can last milliseconds, long enough for
+  // a link to come and go unseen.
+  if (confined && !resolvesTo(dir)) throw new PathChangedError(path);
+  // createNew (O_EXCL) never follows a link at the last component and
+  // never opens a file someone else made.
+  const file = confined
+    ? Deno.openSync(temp, TEMP_FILE)
+    : await Deno.open(temp, TEMP_FILE);
   try {
     // Checked while the file is still empty, so a refused write never puts
     // content outside.
-    if (confined) await confirm(temp, file);
+    if (confined) confirm(file);
     // The umask applied at creation; an existing file's bits are kept as is.
     if (kept !== undefined) await Deno.chmod(temp, kept);
     let written = 0;
@@ -126,27 +131,8 @@ export async function writeFileAtomic(
     // Flush before the rename, or a power cut can leave the new name
     // pointing at an empty file on some file systems.
     await file.sync();
-    if (confined) await confirm(temp, file);
-    try {
-      await Deno.rename(temp, path);
-    } catch (error) {
-      // The temporary file vanished from under its name: the directory moved.
-      if (confined && error instanceof Deno.errors.NotFound) {
-        throw new PathChangedError(path);
-      }
-      throw error;
-    }
-    // The rename is one more lookup of the directory. Only positive evidence
-    // that this file now sits elsewhere undoes it: a link swapped in after
-    // the rename proves nothing about where the rename went, and a
-    // concurrent write may have replaced the file since.
-    if (confined) {
-      const real = await realPathOf(path);
-      if (real !== undefined && real !== path && await isFile(real, file)) {
-        seen.add(real);
-        throw new PathChangedError(path);
-      }
-    }
+    if (confined) renameConfined(temp, path, file, confirm, seen);
+    else await Deno.rename(temp, path);
   } catch (error) {
     await withdraw(file, seen);
     throw error;
@@ -154,6 +140,35 @@ export async function writeFileAtomic(
     file.close();
   }
   return bytes.length;
+}
+
+/**
+ * Confirms the temporary file, renames it over `path` and looks where the
+ * rename went, back to back. The rename is one more lookup of the directory;
+ * only positive evidence that this file now sits elsewhere undoes it: a link
+ * swapped in after the rename proves nothing about where the rename went,
+ * and a concurrent write may have replaced the file since.
+ */
+function renameConfined(
+  temp: string,
+  path: string,
+  file: Deno.FsFile,
+  confirm: (file: Deno.FsFile) => void,
+  seen: Set<string>,
+): void {
+  confirm(file);
+  try {
+    Deno.renameSync(temp, path);
+  } catch (error) {
+    // The temporary file vanished from under its name: the directory moved.
+    if (error instanceof Deno.errors.NotFound) throw new PathChangedError(path);
+    throw error;
+  }
+  const real = realPathOf(path);
+  if (real !== undefined && real !== path && isFile(real, file)) {
+    seen.add(real);
+    throw new PathChangedError(path);
+  }
 }
 
 /**
@@ -184,42 +199,51 @@ async function withdraw(
  * new one resolves to itself before going deeper; a directory created through
  * a replaced parent is removed again.
  */
-async function makeParentsConfined(dir: string, path: string): Promise<void> {
+function makeParentsConfined(dir: string, path: string): void {
   const missing: string[] = [];
   let here = dir;
-  while (here !== "/" && !(await exists(here))) {
+  while (here !== "/" && !exists(here)) {
     missing.unshift(here);
     here = parentOf(here);
   }
   for (const next of missing) {
     let made = true;
     try {
-      await Deno.mkdir(next);
+      Deno.mkdirSync(next);
     } catch (error) {
       // Made by a concurrent call: the check below still applies.
       if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
       made = false;
     }
-    if (!(await resolvesTo(next))) {
+    if (!resolvesTo(next)) {
       // Only a directory this call made, and only while it is empty.
-      if (made) await Deno.realPath(next).then(Deno.remove).catch(() => {});
+      if (made) removeEmptyDirectory(next);
       throw new PathChangedError(path);
     }
   }
 }
 
-async function isFile(path: string, file: Deno.FsFile): Promise<boolean> {
+function removeEmptyDirectory(path: string): void {
   try {
-    const [named, open] = await Promise.all([Deno.lstat(path), file.stat()]);
+    Deno.removeSync(Deno.realPathSync(path));
+  } catch {
+    // Not empty, or gone already: leave it.
+  }
+}
+
+function isFile(path: string, file: Deno.FsFile): boolean {
+  try {
+    const named = Deno.lstatSync(path);
+    const open = file.statSync();
     return named.ino === open.ino && named.dev === open.dev;
   } catch {
     return false;
   }
 }
 
-async function exists(path: string): Promise<boolean> {
+function exists(path: string): boolean {
   try {
-    await Deno.stat(path);
+    Deno.statSync(path);
     return true;
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return false;
