@@ -48,6 +48,8 @@ import type { ToolContext } from "./server/context.ts";
 import type { ToolDefinition } from "./server/tool.ts";
 import type { ToolServer } from "./server/server.ts";
 import { markProbeHandler } from "./patterns/_probe_mark.ts";
+import { isThenable } from "./_util/thenable.ts";
+import { AccessContext } from "./_access_context.ts";
 import { refuseUnapproved } from "./patterns/_probe_guard.ts";
 import {
   META_ALWAYS,
@@ -292,12 +294,27 @@ export function wrapProbe<A, P extends AccessList>(
     ctx: PatternToolContext<P>,
   ) => CallToolResult | Promise<CallToolResult>,
 ): (args: A, ctx: ToolContext) => Promise<CallToolResult> {
-  const always = (probe.always ?? []).map(checked);
-  const wrapped = async (
+  const run = probeHandler(probe, handler);
+  const wrapped = async (args: A, ctx: ToolContext): Promise<CallToolResult> =>
+    await run(args, ctx);
+  markProbeHandler(wrapped);
+  return wrapped;
+}
+
+/**
+ * What wrapProbe() wraps, answering synchronously when `patterns` and the
+ * handler do: the server then answers without a promise, as it does for any
+ * synchronous tool, and a pattern tool's calls leave far less garbage.
+ */
+function probeHandler<A, P extends AccessList>(
+  probe: ProbeDefinition<A, P>,
+  handler: (
     args: A,
-    ctx: ToolContext,
-  ): Promise<CallToolResult> => {
-    const access = await probe.patterns(args, ctx);
+    ctx: PatternToolContext<P>,
+  ) => CallToolResult | Promise<CallToolResult>,
+): (args: A, ctx: ToolContext) => CallToolResult | Promise<CallToolResult> {
+  const always = (probe.always ?? []).map(checked);
+  const act = (args: A, ctx: ToolContext, access: P) => {
     const patterns = patternsOf(access);
     if (isProbe(ctx)) {
       return {
@@ -308,11 +325,14 @@ export function wrapProbe<A, P extends AccessList>(
     // What was approved is what runs: computed now, not at the probe.
     const refusal = refuseUnapproved(ctx.meta, always, patterns);
     if (refusal !== undefined) return refusal;
-    // A derived object, not a spread: the context's signal is created only when read.
-    const withAccess = Object.create(ctx, {
-      access: { value: access, enumerable: true },
-    });
-    return await handler(args, withAccess as PatternToolContext<P>);
+    // Not a spread: the context's signal is created only when read.
+    return handler(args, new AccessContext(ctx, access));
+  };
+  const wrapped = (args: A, ctx: ToolContext) => {
+    const access = probe.patterns(args, ctx);
+    return isThenable(access)
+      ? Promise.resolve(access).then((list) => act(args, ctx, list))
+      : act(args, ctx, access);
   };
   markProbeHandler(wrapped);
   return wrapped;
@@ -353,7 +373,7 @@ export function registerPatternTool<
   server.tool<S>({
     ...tool,
     _meta: { ...tool._meta, [META_SUPPORTS_PERMISSION_PATTERNS]: true },
-    handler: wrapProbe<Infer<S>, P>({ patterns, always }, handler),
+    handler: probeHandler<Infer<S>, P>({ patterns, always }, handler),
   });
   return server;
 }

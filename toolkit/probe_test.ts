@@ -316,6 +316,81 @@ Deno.test("wrapProbe() runs a real call with ctx.access, computed once", async (
   assert.equal(received.requestId, 1);
 });
 
+Deno.test("wrapProbe() hands the handler every member of the call's context, read live", async () => {
+  const seen: unknown[][] = [];
+  const auth = { token: "t", clientId: "c", scopes: [], claims: {} };
+  let taskId: string | undefined;
+  const ctx: ToolContext = {
+    ...fakeContext({ k: 1 }),
+    auth,
+    get taskId() {
+      return taskId;
+    },
+    progress: (
+      ...args
+    ) => (seen.push(["progress", ...args]), Promise.resolve()),
+    sample: (params) => (seen.push(["sample", params]),
+      Promise.resolve({
+        role: "assistant",
+        content: { type: "text", text: "s" },
+        model: "m",
+      })),
+    elicit: (params) => (seen.push(["elicit", params]),
+      Promise.resolve({
+        action: "decline",
+      })),
+    roots:
+      () => (seen.push(["roots"]), Promise.resolve([{ uri: "file:///r" }])),
+    urlElicitationRequired: (e) => (seen.push(["url", e]), new Error("visit")),
+    detach: () => {
+      seen.push(["detach"]);
+      taskId = "task-1";
+      return Promise.resolve();
+    },
+  };
+  const wrapped = wrapProbe(
+    { patterns: () => ["write:a"] },
+    async (_args, c) => {
+      assert.deepEqual(c.access, ["write:a"]);
+      assert.equal(c.signal, ctx.signal);
+      assert.equal(c.meta, ctx.meta);
+      assert.equal(c.requestId, 1);
+      assert.equal(c.sessionId, undefined);
+      assert.equal(c.toolName, "write_file");
+      assert.equal(c.log, ctx.log);
+      assert.equal(c.auth, auth);
+      assert.equal(c.taskId, undefined);
+      await c.progress(1, 2, "half");
+      assert.equal((await c.sample({ messages: [], maxTokens: 1 })).model, "m");
+      assert.equal(
+        (await c.elicit({
+          message: "m",
+          requestedSchema: { type: "object", properties: {} },
+        })).action,
+        "decline",
+      );
+      assert.deepEqual(await c.roots(), [{ uri: "file:///r" }]);
+      assert.equal(c.urlElicitationRequired([]).message, "visit");
+      await c.detach();
+      // The call became a task midway: the handler's context says so.
+      assert.equal(c.taskId, "task-1");
+      return text("done");
+    },
+  );
+  assert.deepEqual(await wrapped({}, ctx), {
+    content: [{ type: "text", text: "done" }],
+  });
+  assert.deepEqual(seen.map(([name]) => name), [
+    "progress",
+    "sample",
+    "elicit",
+    "roots",
+    "url",
+    "detach",
+  ]);
+  assert.deepEqual(seen[0], ["progress", 1, 2, "half"]);
+});
+
 Deno.test("wrapProbe() checks patterns before the handler can run", async (t) => {
   await t.step("a malformed `always` fails at wrap time", () => {
     let patternCalls = 0;
@@ -625,5 +700,78 @@ Deno.test("registerPatternTool() checks `always` at registration", () => {
       handler: () => text("deployed"),
     }),
     server,
+  );
+});
+
+Deno.test("registerPatternTool() answers in the same turn when patterns and handler do, and waits when they do not", async (t) => {
+  const answers: unknown[] = [];
+  const server = createServer({ name: "s", version: "1" });
+  server.use((_call, next) => {
+    const answer = next();
+    answers.push(answer);
+    return answer;
+  });
+  registerPatternTool(server, {
+    name: "touch",
+    description: "Creates a file",
+    input: z.object({ path: z.string() }),
+    patterns: ({ path }) => [`write:${path}`],
+    handler: (_args, ctx) => text(`touched ${ctx.access[0]}`),
+  });
+  registerPatternTool(server, {
+    name: "fetch_later",
+    description: "Resolves its patterns asynchronously",
+    input: z.object({ path: z.string() }),
+    patterns: async ({ path }) => [`read:${await Promise.resolve(path)}`],
+    handler: (_args, ctx) => text(`read ${ctx.access[0]}`),
+  });
+  await using client = await connect(server);
+
+  await t.step(
+    "synchronous: a probe and a call are plain results",
+    async () => {
+      answers.length = 0;
+      const probe = await client.probe("touch", { path: "a.txt" });
+      assert.deepEqual(probe.patterns, ["write:a.txt"]);
+      const result = await client.call("touch", { path: "a.txt" });
+      assert.deepEqual(result.content, [{
+        type: "text",
+        text: "touched write:a.txt",
+      }]);
+      assert.equal(answers.length, 2);
+      for (const answer of answers) assert.ok(!(answer instanceof Promise));
+    },
+  );
+
+  await t.step("asynchronous patterns: the answer is awaited", async () => {
+    answers.length = 0;
+    const result = await client.call("fetch_later", { path: "b.txt" });
+    assert.deepEqual(result.content, [{
+      type: "text",
+      text: "read read:b.txt",
+    }]);
+    assert.equal(answers.length, 1);
+    assert.ok(answers[0] instanceof Promise);
+  });
+
+  await t.step(
+    "a throw from synchronous patterns is still a domain error",
+    async () => {
+      registerPatternTool(server, {
+        name: "refuse",
+        description: "Refuses every path",
+        input: z.object({ path: z.string() }),
+        patterns: ({ path }) => {
+          throw new ToolError(`Cannot touch ${path}: refused`);
+        },
+        handler: () => text("never"),
+      });
+      const result = await client.call("refuse", { path: "c.txt" });
+      assert.equal(result.isError, true);
+      assert.deepEqual(result.content, [{
+        type: "text",
+        text: "Cannot touch c.txt: refused",
+      }]);
+    },
   );
 });
