@@ -291,10 +291,12 @@ export async function runSession(
         plan.big === 0
       ? undefined
       : (bigCpuAfter - bigCpuBefore) / plan.big;
+    // Read before the probe comparison, which only servers with a pattern
+    // tool run: the peak compares the same workload across servers.
+    const peakRssBytes = await peakRss(server.pid);
     const probe = spec.probe
       ? await probeComparison(server, plan.probe)
       : undefined;
-    const peakRssBytes = await peakRss(server.pid);
 
     const exit = await closeWithCallsInFlight(server, plan.eofInFlight);
     return {

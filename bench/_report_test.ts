@@ -96,6 +96,7 @@ Deno.test("checkTargets() judges the toolkit against the raw loop and the peers"
     assert.equal(met("peak RSS"), true);
     assert.equal(met("≥ 50k calls/s"), true);
     assert.equal(met("EOF"), true);
+    assert.equal(met("cold start ≤ 2.5×"), true);
     // No peers and no probe figures in this run: not measured, not failed.
     assert.equal(met("below tmcp"), undefined);
     assert.equal(met("probe"), undefined);
@@ -109,8 +110,20 @@ Deno.test("checkTargets() judges the toolkit against the raw loop and the peers"
       assert.equal(checks.find((c) => c.target.includes("EOF"))?.met, false);
       assert.match(
         renderTargets(checks),
-        /MISSED stdin EOF → exit ≤ 10 ms.*63\/64 answered/,
+        /MISSED stdin EOF → exit ≤ 2× the raw loop.*63\/64 answered/,
       );
+    },
+  );
+  await t.step(
+    "three times the floor misses the start, memory and exit ratios",
+    () => {
+      const toolkit = summarize(record("toolkit", [session(3)]));
+      const checks = checkTargets([raw, toolkit]);
+      const met = (text: string) =>
+        checks.find((c) => c.target.includes(text))?.met;
+      assert.equal(met("cold start ≤ 2.5×"), false);
+      assert.equal(met("peak RSS ≤ 1.4×"), false);
+      assert.equal(met("EOF"), false);
     },
   );
 });
