@@ -36,34 +36,44 @@ export function probedVerdict(
   const askedByEntry = entry === "ask" && evaluation.decision !== "deny";
   const decision = askedByEntry ? "ask" : evaluation.decision;
   const deciding = evaluation.patterns.find((p) => p.decision === decision);
-  const denied = evaluation.patterns.filter((p) => p.decision === "deny")
-    .map((p) => `${p.pattern} denied by ${p.rule}`);
-  const asked = evaluation.patterns.filter((p) => p.decision === "ask");
-  const reasons = asked.map((p) => `${p.pattern} (${why(p)})`);
-  const lines = evaluation.patterns.map((p) => `- ${p.pattern}: ${why(p)}`);
-  const advice = [howToAllow(asked)];
-  if (askedByEntry) {
-    reasons.push(`every call of ${tool} (asked by tools.${tool})`);
-    lines.push(`- every call of ${tool}: asked by tools.${tool}`);
-    advice.push(
-      `The tools entry asks before every call of ${tool}: set tools.${tool} to allow, or remove it.`,
-    );
-  }
+  const asked = () => evaluation.patterns.filter((p) => p.decision === "ask");
+  // The words are built when an outcome needs them: most calls are allowed
+  // and need none.
   return {
     decision,
     patterns,
     rule: deciding?.rule ?? (askedByEntry ? `tools.${tool}` : null),
-    denied: `The gate's policy refuses this call of ${tool}: ${
-      denied.join(", ")
-    }. Nothing was run.`,
-    question: `Allow the tool "${tool}" to run with ${
-      patterns.length === 1 ? "this permission" : "these permissions"
-    }?\n${lines.join("\n")}`,
-    cannotAsk:
-      `This call of ${tool} needs the user's approval, and this host cannot ask for it (it did not declare the elicitation capability): ${
+    get denied() {
+      const denied = evaluation.patterns.filter((p) => p.decision === "deny")
+        .map((p) => `${p.pattern} denied by ${p.rule}`);
+      return `The gate's policy refuses this call of ${tool}: ${
+        denied.join(", ")
+      }. Nothing was run.`;
+    },
+    get question() {
+      const lines = evaluation.patterns.map((p) => `- ${p.pattern}: ${why(p)}`);
+      if (askedByEntry) {
+        lines.push(`- every call of ${tool}: asked by tools.${tool}`);
+      }
+      return `Allow the tool "${tool}" to run with ${
+        patterns.length === 1 ? "this permission" : "these permissions"
+      }?\n${lines.join("\n")}`;
+    },
+    get cannotAsk() {
+      const reasons = asked().map((p) => `${p.pattern} (${why(p)})`);
+      const advice = [howToAllow(asked())];
+      if (askedByEntry) {
+        reasons.push(`every call of ${tool} (asked by tools.${tool})`);
+        advice.push(
+          `The tools entry asks before every call of ${tool}: set tools.${tool} to allow, or remove it.`,
+        );
+      }
+      return `This call of ${tool} needs the user's approval, and this host cannot ask for it (it did not declare the elicitation capability): ${
         reasons.join(", ")
-      }. Nothing was run. ${advice.filter((a) => a !== "").join(" ")}`,
-    declined: declinedCall(`${tool} (${patterns.join(", ")})`),
+      }. Nothing was run. ${advice.filter((a) => a !== "").join(" ")}`;
+    },
+    declined: (action) =>
+      declinedCall(`${tool} (${patterns.join(", ")})`)(action),
   };
 }
 
