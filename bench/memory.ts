@@ -1,7 +1,9 @@
 /**
  * Peak RSS (VmHWM) of the raw loop, the raw loop with zod loaded, and the
- * toolkit's echo server, under two loads: 20 000 pipelined echo calls with 64
- * in flight, and 5 calls with a 1 MiB argument. Alternating rounds, medians.
+ * toolkit's echo server, under three loads: 20 000 pipelined echo calls with
+ * 64 in flight; 5 calls with a 1 MiB argument; and 60 000 pipelined calls of
+ * a pattern tool (the toolkit's `note`; the raw loops have none, so they get
+ * `echo` with the same arguments). Alternating rounds, medians.
  *
  * ```sh
  * cd bench
@@ -12,17 +14,29 @@
  * @module
  */
 
-const SERVERS: Record<string, string> = {
-  "raw loop": new URL("./servers/raw_echo.ts", import.meta.url).pathname,
-  "raw loop + zod":
-    new URL("./servers/raw_zod_echo.ts", import.meta.url).pathname,
-  "@forge/toolkit":
-    new URL("./servers/toolkit_echo.ts", import.meta.url).pathname,
+/** Each server's file, and the tool the pattern-tool load calls. */
+const SERVERS: Record<string, { file: string; patternTool: string }> = {
+  "raw loop": {
+    file: new URL("./servers/raw_echo.ts", import.meta.url).pathname,
+    patternTool: "echo",
+  },
+  "raw loop + zod": {
+    file: new URL("./servers/raw_zod_echo.ts", import.meta.url).pathname,
+    patternTool: "echo",
+  },
+  "@forge/toolkit": {
+    file: new URL("./servers/toolkit_echo.ts", import.meta.url).pathname,
+    patternTool: "note",
+  },
 };
-const LOADS = ["idle", "pipelined", "1 MiB"] as const;
+const LOADS = ["idle", "pipelined", "1 MiB", "pattern tool"] as const;
 type Load = typeof LOADS[number];
 
-async function peakMiB(file: string, load: Load): Promise<number> {
+async function peakMiB(
+  server: { file: string; patternTool: string },
+  load: Load,
+): Promise<number> {
+  const { file } = server;
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--quiet", file],
     stdin: "piped",
@@ -44,13 +58,26 @@ async function peakMiB(file: string, load: Load): Promise<number> {
       await new Promise((resolve) => setTimeout(resolve, 1));
     }
   };
-  const call = (id: number, text: string) =>
+  const call = (id: number, text: string, name = "echo") =>
     send({
       jsonrpc: "2.0",
       id,
       method: "tools/call",
-      params: { name: "echo", arguments: { text } },
+      params: {
+        name,
+        arguments: name === "echo" ? { text } : { path: "notes/a.txt", text },
+      },
     });
+  const pipelined = async (total: number, name: string) => {
+    let sent = 0;
+    while (sent < total) {
+      while (sent < total && sent - (answered - 1) < 64) {
+        await call(1 + sent++, "hello", name);
+      }
+      await until(answered + 1);
+    }
+    await until(total + 1);
+  };
   await send({
     jsonrpc: "2.0",
     id: 0,
@@ -63,15 +90,9 @@ async function peakMiB(file: string, load: Load): Promise<number> {
   });
   await until(1);
   if (load === "pipelined") {
-    const total = 20_000;
-    let sent = 0;
-    while (sent < total) {
-      while (sent < total && sent - (answered - 1) < 64) {
-        await call(1 + sent++, "hello");
-      }
-      await until(answered + 1);
-    }
-    await until(total + 1);
+    await pipelined(20_000, "echo");
+  } else if (load === "pattern tool") {
+    await pipelined(60_000, server.patternTool);
   } else if (load === "1 MiB") {
     const big = "x".repeat(1 << 20);
     for (let i = 1; i <= 5; i++) {
