@@ -159,24 +159,53 @@ export function parsePins(text: string, path: string): PinData {
   };
 }
 
+/** How often updatePins() starts over when the file changed under it. */
+const UPDATE_ATTEMPTS = 5;
+
 /**
  * Changes the pins file at `path` with `change`, applied to its content as
- * it is now, and writes it atomically; resolves with what was written.
+ * it is now, and writes it atomically; resolves with what was written. The
+ * gate records pending changes while a user may run `pins accept` or edit
+ * the file: the new file replaces the old one only if the old one is still
+ * what `change` saw, and otherwise `change` runs again on the file as it is
+ * then, so that nobody's edit is lost.
+ *
+ * @throws {Error} When the file changed under every one of the attempts.
  */
 export async function updatePins(
   path: string,
   change: (data: PinData) => void,
 ): Promise<PinSnapshot> {
-  const { data } = await readPins(path);
-  change(data);
-  const text = JSON.stringify(data, null, 2) + "\n";
-  const temporary = `${path}.${crypto.randomUUID()}.tmp`;
+  for (let attempt = 1; attempt <= UPDATE_ATTEMPTS; attempt++) {
+    const { data, text: before } = await readPins(path);
+    change(data);
+    const text = JSON.stringify(data, null, 2) + "\n";
+    const temporary = `${path}.${crypto.randomUUID()}.tmp`;
+    let replaced = false;
+    try {
+      await Deno.writeTextFile(temporary, text);
+      // Compare and swap: the check and the rename run back to back, with
+      // no await between them, so what can slip in is one system call wide.
+      if (textNow(path) === before) {
+        Deno.renameSync(temporary, path);
+        replaced = true;
+      }
+    } finally {
+      if (!replaced) await Deno.remove(temporary).catch(() => {});
+    }
+    if (replaced) return { data, text };
+  }
+  throw new Error(
+    `Cannot update the pins file: it changed under each of ${UPDATE_ATTEMPTS} attempts: ${path}`,
+  );
+}
+
+/** The text of the file at `path` now, `undefined` when there is none. */
+function textNow(path: string): string | undefined {
   try {
-    await Deno.writeTextFile(temporary, text);
-    await Deno.rename(temporary, path);
+    return Deno.readTextFileSync(path);
   } catch (error) {
-    await Deno.remove(temporary).catch(() => {});
+    if (error instanceof Deno.errors.NotFound) return undefined;
     throw error;
   }
-  return { data, text };
 }
