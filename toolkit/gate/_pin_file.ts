@@ -168,7 +168,8 @@ const UPDATE_ATTEMPTS = 5;
  * gate records pending changes while a user may run `pins accept` or edit
  * the file: the new file replaces the old one only if the old one is still
  * what `change` saw, and otherwise `change` runs again on the file as it is
- * then, so that nobody's edit is lost.
+ * then, so that nobody's edit is lost. `change` may therefore run more than
+ * once, each time on fresh data.
  *
  * @throws {Error} When the file changed under every one of the attempts.
  */

@@ -133,6 +133,9 @@ async function accept(path: string, rest: readonly string[]): Promise<number> {
   const accepted: string[] = [];
   const missing: string[] = [];
   await updatePins(path, (data) => {
+    // Runs again when the file changed meanwhile: only the last run counts.
+    accepted.length = 0;
+    missing.length = 0;
     const source: Map<string, Pin> = live ??
       new Map(
         Object.entries(data.pending).map((
