@@ -3,24 +3,7 @@
 
 import assert from "node:assert/strict";
 import { AuditLog } from "./_audit.ts";
-
-const MAIN = new URL("./main.ts", import.meta.url).pathname;
-
-async function run(args: string[]) {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...args],
-    env: { NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decoder = new TextDecoder();
-  return {
-    code: output.code,
-    stdout: decoder.decode(output.stdout),
-    stderr: decoder.decode(output.stderr),
-  };
-}
+import { runGate } from "./testdata/gate_process.ts";
 
 Deno.test("audit verify passes an intact log and names the first edited line", async () => {
   const dir = await Deno.makeTempDir({ prefix: "gate-verify-" });
@@ -41,11 +24,11 @@ Deno.test("audit verify passes an intact log and names the first edited line", a
   }
   await log.close();
 
-  const intact = await run(["audit", "verify", path]);
+  const intact = await runGate(["audit", "verify", path]);
   assert.equal(intact.code, 0, intact.stderr);
   assert.equal(intact.stdout, `${path}: 3 lines, chain intact\n`);
   // `deno task gate -- audit verify FILE` passes its "--" through.
-  assert.equal((await run(["--", "audit", "verify", path])).code, 0);
+  assert.equal((await runGate(["--", "audit", "verify", path])).code, 0);
 
   const text = await Deno.readTextFile(path);
   await Deno.writeTextFile(
@@ -55,16 +38,16 @@ Deno.test("audit verify passes an intact log and names the first edited line", a
       '"decision":"allow","outcome":"forwarded"',
     ),
   );
-  const edited = await run(["audit", "verify", path]);
+  const edited = await runGate(["audit", "verify", path]);
   assert.equal(edited.code, 1);
   assert.equal(
     edited.stderr,
     `forge gate: ${path}: line 3: its prev does not match line 2: line 2 was edited, or lines were removed between lines 2 and 3\n`,
   );
 
-  const bad = await run(["audit", "check", path]);
+  const bad = await runGate(["audit", "check", path]);
   assert.equal(bad.code, 2);
-  const missing = await run(["audit", "verify", `${dir}/nope.jsonl`]);
+  const missing = await runGate(["audit", "verify", `${dir}/nope.jsonl`]);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /Cannot read the audit log/);
   await Deno.remove(dir, { recursive: true });

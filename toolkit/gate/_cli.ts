@@ -11,7 +11,7 @@ export const USAGE =
        deno run -A toolkit/gate/main.ts --policy FILE [options] --url URL [--header 'Name: value']...
        deno run -A toolkit/gate/main.ts audit verify FILE
        deno run -A toolkit/gate/main.ts pins review FILE
-       deno run -A toolkit/gate/main.ts pins accept FILE [TOOL...] [-- COMMAND [ARGS...] | --url URL]
+       deno run -A toolkit/gate/main.ts pins accept FILE [TOOL...] [-- COMMAND [ARGS...] | --url URL [--header 'Name: value']...]
 
 Runs the MCP server COMMAND (or speaks to the one at URL) behind a policy:
 each tools/call is probed for its permission patterns and allowed, refused,
@@ -173,7 +173,8 @@ function decisionOf(
 }
 
 /** `Name: value` as a pair. */
-function headerOf(line: string): [string, string] {
+/** `--header`'s value as a name and a value; a `UsageError` when malformed. */
+export function headerOf(line: string): [string, string] {
   const colon = line.indexOf(":");
   const name = colon === -1 ? "" : line.slice(0, colon).trim();
   if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {

@@ -1,7 +1,8 @@
 // Internal: `gate pins review FILE` shows what changed since the tools
 // were pinned; `gate pins accept FILE [TOOL...]` pins what the gate saw
-// (all of it, or the tools named), or, with `-- COMMAND` after them, what
-// the server lists now (it is started once to list its tools). Exit 0 on
+// (all of it, or the tools named), or, with `-- COMMAND` or `--url URL`
+// after them, what the server lists now (it is started, or connected to,
+// once to list its tools). Exit 0 on
 // success, 1 when a named tool has nothing to accept, 2 for a bad command
 // line or a file that cannot be read or written.
 
@@ -17,7 +18,9 @@ import {
   readPins,
   updatePins,
 } from "./_pin_file.ts";
-import { spawnServer } from "./_server_process.ts";
+import { type ServerProcess, spawnServer } from "./_server_process.ts";
+import { connectHttpServer } from "./_http_server.ts";
+import { headerOf } from "./_cli.ts";
 
 /** How much of a changed field is shown. */
 const SHOWN = 300;
@@ -30,7 +33,7 @@ export async function pinsCommand(args: readonly string[]): Promise<number> {
     (action === "review" && rest.length > 0)
   ) {
     console.error(
-      `forge gate: Expected pins review FILE or pins accept FILE [TOOL...] [-- COMMAND], got pins ${
+      `forge gate: Expected pins review FILE or pins accept FILE [TOOL...] [-- COMMAND | --url URL], got pins ${
         args.join(" ")
       }`,
     );
@@ -106,25 +109,83 @@ function shown(value: unknown): string {
     : `${text.slice(0, SHOWN)}… (${text.length} characters)`;
 }
 
-async function accept(path: string, rest: readonly string[]): Promise<number> {
+/** Where `pins accept` lists the tools now: a command, a URL, or neither. */
+interface AcceptArgs {
+  names: string[];
+  command: string[];
+  url: string | undefined;
+  headers: [string, string][];
+}
+
+/**
+ * `[TOOL...] [-- COMMAND...]` or `[TOOL...] --url URL [--header LINE]...`.
+ *
+ * @throws {Error} Saying what was wrong and what was expected.
+ */
+function acceptArgs(rest: readonly string[]): AcceptArgs {
   const separator = rest.indexOf("--");
-  const names = separator === -1 ? [...rest] : rest.slice(0, separator);
+  const before = separator === -1 ? [...rest] : rest.slice(0, separator);
   const command = separator === -1 ? [] : rest.slice(separator + 1);
   if (separator !== -1 && command.length === 0) {
     throw new Error('Missing the server command after "--"');
   }
+  const names: string[] = [];
+  const headers: [string, string][] = [];
+  let url: string | undefined;
+  for (let i = 0; i < before.length; i++) {
+    const arg = before[i];
+    if (arg !== "--url" && arg !== "--header") {
+      if (arg.startsWith("-")) {
+        throw new Error(
+          `Unknown option: ${arg}: expected tool names, then -- COMMAND or --url URL [--header 'Name: value']`,
+        );
+      }
+      names.push(arg);
+      continue;
+    }
+    const value = before[++i];
+    if (value === undefined) throw new Error(`Missing the value of ${arg}`);
+    if (arg === "--header") headers.push(headerOf(value));
+    else if (url !== undefined) throw new Error("--url given twice");
+    else if (!/^https?:\/\//.test(value)) {
+      throw new Error(
+        `Invalid --url: ${
+          JSON.stringify(value)
+        }: expected an http:// or https:// URL`,
+      );
+    } else url = value;
+  }
+  if (url !== undefined && command.length > 0) {
+    throw new Error(
+      "Both --url and a server command: expected one of them (--url URL, or -- COMMAND)",
+    );
+  }
+  if (headers.length > 0 && url === undefined) {
+    throw new Error("--header without --url: headers are for a remote server");
+  }
+  return { names, command, url, headers };
+}
+
+/** Starts the server `command`, or connects to the one at `url`. */
+async function openServer(
+  { command, url, headers }: AcceptArgs,
+  log: (line: string) => void,
+): Promise<ServerProcess> {
+  if (url !== undefined) return connectHttpServer(url, { headers, log });
+  return await spawnServer(command, undefined).catch((error) => {
+    throw new Error(`Cannot start the server: ${messageOf(error)}`);
+  });
+}
+
+async function accept(path: string, rest: readonly string[]): Promise<number> {
+  const args = acceptArgs(rest);
+  const { names } = args;
   let live: Map<string, Pin> | undefined;
-  if (command.length > 0) {
-    const child = await spawnServer(command, undefined).catch((error) => {
-      throw new Error(`Cannot start the server: ${messageOf(error)}`);
-    });
+  if (args.command.length > 0 || args.url !== undefined) {
+    const log = (line: string) => console.error(`forge gate: ${line}`);
+    const child = await openServer(args, log);
     live = new Map();
-    for (
-      const tool of await listTools(
-        child,
-        (line) => console.error(`forge gate: ${line}`),
-      )
-    ) {
+    for (const tool of await listTools(child, log)) {
       if (typeof tool.name !== "string") continue;
       const definition = definitionOf(tool);
       live.set(tool.name, { digest: await digestOf(definition), definition });
@@ -163,7 +224,7 @@ async function accept(path: string, rest: readonly string[]): Promise<number> {
     console.error(
       `forge gate: Nothing to accept for ${missing.join(", ")}: ${
         live === undefined
-          ? "no change seen by the gate (give the server command after -- to pin what it lists now)"
+          ? "no change seen by the gate (give the server command after -- or its --url to pin what it lists now)"
           : "the server does not list it"
       }`,
     );

@@ -5,6 +5,7 @@ import {
   alive,
   callTool,
   HELLO_COMMAND,
+  runGate,
   serverOf,
   startGateProcess,
   STUBBORN_COMMAND,
@@ -12,23 +13,6 @@ import {
   writeAtomic,
 } from "./testdata/gate_process.ts";
 import { until } from "../testing/_until.ts";
-
-const MAIN = new URL("./main.ts", import.meta.url).pathname;
-
-async function runGate(args: string[]) {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...args],
-    env: { NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return {
-    code: output.code,
-    stdout: new TextDecoder().decode(output.stdout),
-    stderr: new TextDecoder().decode(output.stderr),
-  };
-}
 
 Deno.test("gate/main.ts refuses a bad command line with exit 2", async (t) => {
   const dir = await Deno.makeTempDir();

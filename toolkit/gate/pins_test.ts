@@ -6,35 +6,19 @@ import {
   callTool,
   type Message,
   rpc,
+  runGate,
   startGateProcess,
   textOf,
 } from "./testdata/gate_process.ts";
 import { verifyAudit } from "./_audit_verify.ts";
 import { parseGatePolicy } from "./policy_file.ts";
 
-const MAIN = new URL("./main.ts", import.meta.url).pathname;
 const SERVER = [
   Deno.execPath(),
   "run",
   "--allow-env=PINNED_DESCRIPTION,PINNED_EXTRA",
   new URL("./testdata/pinned_server.ts", import.meta.url).pathname,
 ];
-
-async function command(args: string[], env: Record<string, string> = {}) {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...args],
-    env: { NO_COLOR: "1", ...env },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decoder = new TextDecoder();
-  return {
-    code: output.code,
-    stdout: decoder.decode(output.stdout),
-    stderr: decoder.decode(output.stderr),
-  };
-}
 
 const names = (answer: Message) =>
   answer.result.tools.map((tool: Message) => tool.name);
@@ -79,7 +63,7 @@ Deno.test("a pinned tool whose description changed is withheld until accepted", 
       assert.match(textOf(refused), /Nothing was run/);
       assert.match(textOf(refused), new RegExp(`pins accept ${pins} note`));
 
-      const review = await command(["pins", "review", pins]);
+      const review = await runGate(["pins", "review", pins]);
       assert.equal(review.code, 0, review.stderr);
       assert.match(
         review.stdout,
@@ -91,7 +75,7 @@ Deno.test("a pinned tool whose description changed is withheld until accepted", 
         /description now: "Writes a note\. Also mail/,
       );
 
-      const accepted = await command(["pins", "accept", pins, "note"]);
+      const accepted = await runGate(["pins", "accept", pins, "note"]);
       assert.equal(accepted.code, 0, accepted.stderr);
       assert.equal(accepted.stdout, "accepted note\n");
       // The running gate reads the accepted pin at the next call.
@@ -150,7 +134,7 @@ Deno.test("a pinned tool whose description changed is withheld until accepted", 
   await t.step(
     "pins accept -- COMMAND pins what the server lists now",
     async () => {
-      const accepted = await command(
+      const accepted = await runGate(
         ["pins", "accept", pins, "--", ...SERVER],
         { PINNED_DESCRIPTION: "Third.", PINNED_EXTRA: "1" },
       );
@@ -159,7 +143,7 @@ Deno.test("a pinned tool whose description changed is withheld until accepted", 
       const file = JSON.parse(await Deno.readTextFile(pins));
       assert.equal(file.tools.note.definition.description, "Third.");
       assert.deepEqual(file.pending, {});
-      const none = await command(["pins", "accept", pins, "nope"]);
+      const none = await runGate(["pins", "accept", pins, "nope"]);
       assert.equal(none.code, 1);
       assert.match(none.stderr, /Nothing to accept for nope/);
     },

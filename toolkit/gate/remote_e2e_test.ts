@@ -6,6 +6,7 @@ import {
   callTool,
   type Message,
   rpc,
+  runGate,
   startGateProcess,
   textOf,
 } from "./testdata/gate_process.ts";
@@ -173,4 +174,93 @@ Deno.test("gate --url serves a 2026-07-28 host: each POST stands alone, the prob
   );
   assert.equal(denied.result.resultType, "complete");
   await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("pins accept --url pins what the remote server lists now, with its headers", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "gate-remote-pins-" });
+  await Deno.mkdir(`${dir}/root`);
+  await using server = await httpServer(HELLO, { HELLO_ROOT: `${dir}/root` });
+  const pins = `${dir}/pins.json`;
+  const pinsAccept = (...args: string[]) =>
+    runGate(["pins", "accept", pins, ...args]);
+  try {
+    await t.step("named tools only, with a header sent along", async () => {
+      // A pass-through in front of the server notes the header of each request.
+      const traces: (string | null)[] = [];
+      await using proxy = Deno.serve(
+        { hostname: "127.0.0.1", port: 0, onListen() {} },
+        (request) => {
+          traces.push(request.headers.get("x-trace"));
+          return fetch(server.url, {
+            method: request.method,
+            headers: request.headers,
+            body: request.body,
+          });
+        },
+      );
+      const run = await pinsAccept(
+        "hello",
+        "--url",
+        `http://127.0.0.1:${proxy.addr.port}/mcp`,
+        "--header",
+        "X-Trace: pins",
+      );
+      assert.equal(run.code, 0, run.stderr);
+      assert.ok(traces.length >= 2, `${traces.length} requests`);
+      assert.deepEqual(new Set(traces), new Set(["pins"]));
+      assert.equal(run.stdout, "accepted hello\n");
+      const file = JSON.parse(await Deno.readTextFile(pins));
+      assert.deepEqual(Object.keys(file.tools), ["hello"]);
+      assert.match(file.tools.hello.digest, /^[0-9a-f]{64}$/);
+    });
+    await t.step("every tool it lists when none is named", async () => {
+      const run = await pinsAccept("--url", server.url);
+      assert.equal(run.code, 0, run.stderr);
+      const file = JSON.parse(await Deno.readTextFile(pins));
+      assert.deepEqual(Object.keys(file.tools).sort(), [
+        "delete_file",
+        "hello",
+        "write_file",
+      ]);
+    });
+    await t.step("a tool the server does not list exits 1", async () => {
+      const run = await pinsAccept("nope", "--url", server.url);
+      assert.equal(run.code, 1);
+      assert.match(
+        run.stderr,
+        /Nothing to accept for nope: the server does not list it/,
+      );
+    });
+    await t.step(
+      "a bad command line exits 2 saying what was expected",
+      async () => {
+        for (
+          const [args, message] of [
+            [
+              ["--url", "ftp://x"],
+              /Invalid --url: "ftp:\/\/x": expected an http:\/\/ or https:\/\/ URL/,
+            ],
+            [["--url"], /Missing the value of --url/],
+            [["--header", "X: y"], /--header without --url/],
+            [
+              ["--url", server.url, "--", "deno"],
+              /Both --url and a server command/,
+            ],
+            [
+              ["--url", server.url, "--header", "no colon"],
+              /Invalid --header: "no colon": expected 'Name: value'/,
+            ],
+            [["--verbose"], /Unknown option: --verbose: expected tool names/],
+          ] as const
+        ) {
+          const run = await pinsAccept(...args);
+          assert.equal(run.code, 2, `${args.join(" ")}: ${run.stderr}`);
+          assert.match(run.stderr, message);
+          assert.equal(run.stderr.trim().split("\n").length, 1, run.stderr);
+        }
+      },
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -158,3 +158,33 @@ export async function serverOf(gatePid: number): Promise<number | undefined> {
   }
   return undefined;
 }
+
+/** What a finished run of gate/main.ts printed, and its exit code. */
+export interface GateRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs gate/main.ts with `args` (a subcommand such as `pins accept`, or a
+ * command line it should refuse) to its end, stdin closed.
+ */
+export async function runGate(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<GateRun> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, ...args],
+    env: { NO_COLOR: "1", ...env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr: decoder.decode(output.stderr),
+  };
+}
