@@ -1,0 +1,332 @@
+// connectHttpServer() against a scripted Streamable HTTP server: what the
+// gate does when a stream breaks, a session is forgotten, or a request gets
+// no answer. Each test waits on lines the connection emits.
+
+import assert from "node:assert/strict";
+import { connectHttpServer } from "./_http_server.ts";
+import type { ServerProcess } from "./_server_process.ts";
+
+type Message = Record<string, unknown>;
+
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: {
+    protocolVersion: "2025-11-25",
+    capabilities: {},
+    clientInfo: { name: "host", version: "1" },
+  },
+};
+const INITIALIZED = { jsonrpc: "2.0", method: "notifications/initialized" };
+const CALL = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "tools/call",
+  params: { name: "slow", arguments: {} },
+};
+
+/** One request the scripted server received. */
+interface Seen {
+  method: string;
+  session: string | null;
+  lastEventId: string | null;
+  body: Message | undefined;
+}
+
+/** An SSE body from `events` (each already `id:`/`data:` lines), then closed unless `open`. */
+function sse(events: string[], open?: AbortSignal): Response {
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const event of events) controller.enqueue(encoder.encode(event));
+      if (open === undefined) controller.close();
+      else open.addEventListener("abort", () => controller.close());
+    },
+  });
+  return new Response(body, {
+    headers: { "content-type": "text/event-stream" },
+  });
+}
+
+function json(body: unknown, headers: Record<string, string> = {}): Response {
+  return Response.json(body, { headers });
+}
+
+function data(message: unknown, id?: string): string {
+  return `${id === undefined ? "" : `id: ${id}\n`}data: ${
+    JSON.stringify(message)
+  }\n\n`;
+}
+
+/** A scripted server: `answer` gets each request; every request is noted. */
+function scripted(
+  answer: (seen: Seen, all: Seen[]) => Response | Promise<Response>,
+) {
+  const all: Seen[] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    async (request) => {
+      const text = request.method === "POST" ? await request.text() : "";
+      const seen: Seen = {
+        method: request.method,
+        session: request.headers.get("mcp-session-id"),
+        lastEventId: request.headers.get("last-event-id"),
+        body: text === "" ? undefined : JSON.parse(text),
+      };
+      all.push(seen);
+      return await answer(seen, all);
+    },
+  );
+  return { url: `http://127.0.0.1:${server.addr.port}/mcp`, all, server };
+}
+
+/** The connection, with a line reader over what it passes to the host. */
+function connect(url: string) {
+  const log: string[] = [];
+  const child: ServerProcess = connectHttpServer(url, {
+    log: (line) => log.push(line),
+  });
+  const writer = child.stdin.getWriter();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  return {
+    log,
+    send: (message: unknown) =>
+      writer.write(new TextEncoder().encode(JSON.stringify(message) + "\n")),
+    async next(): Promise<Message> {
+      for (;;) {
+        const end = buffer.indexOf("\n");
+        if (end !== -1) {
+          const line = buffer.slice(0, end);
+          buffer = buffer.slice(end + 1);
+          return JSON.parse(line);
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error("The connection ended");
+        buffer += value;
+      }
+    },
+    async close() {
+      await writer.close().catch(() => {});
+      await child.closeStdin();
+      await reader.cancel().catch(() => {});
+    },
+  };
+}
+
+/** Initializes a session `s1` and answers the host's initialize. */
+async function initialized(client: ReturnType<typeof connect>) {
+  await client.send(INITIALIZE);
+  const answer = await client.next();
+  assert.equal(answer.id, 0);
+  await client.send(INITIALIZED);
+}
+
+const INIT_RESULT = {
+  protocolVersion: "2025-11-25",
+  capabilities: { tools: {} },
+  serverInfo: { name: "scripted", version: "1" },
+};
+
+Deno.test("connectHttpServer() resumes a request's stream that ended before the answer, from its last event id", async () => {
+  const progress = {
+    jsonrpc: "2.0",
+    method: "notifications/progress",
+    params: { progressToken: "p", progress: 1 },
+  };
+  const hold = new AbortController();
+  const { url, all, server } = scripted((seen) => {
+    const method = seen.body?.method;
+    if (method === "initialize") {
+      return json({ jsonrpc: "2.0", id: 0, result: INIT_RESULT }, {
+        "mcp-session-id": "s1",
+      });
+    }
+    if (method === "tools/call") {
+      // One event, then the stream is cut: no answer yet.
+      return sse([data(progress, "c-1")]);
+    }
+    if (seen.method === "GET" && seen.lastEventId === "c-1") {
+      return sse([
+        data({ jsonrpc: "2.0", id: 1, result: { content: [] } }, "c-2"),
+      ]);
+    }
+    if (seen.method === "GET") return sse([], hold.signal);
+    return new Response(null, { status: 202 });
+  });
+  const client = connect(url);
+  try {
+    await initialized(client);
+    await client.send(CALL);
+    assert.deepEqual(await client.next(), progress);
+    assert.deepEqual(await client.next(), {
+      jsonrpc: "2.0",
+      id: 1,
+      result: { content: [] },
+    });
+    const resumed = all.filter((s) => s.lastEventId === "c-1");
+    assert.equal(resumed.length, 1);
+    assert.equal(resumed[0].session, "s1");
+  } finally {
+    hold.abort();
+    await client.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("connectHttpServer() fails a request with -32000, never leaves it hanging, when its answer cannot come", async (t) => {
+  const { url, server } = scripted((seen) => {
+    const name = (seen.body?.params as Message | undefined)?.name;
+    if (seen.body?.method === "initialize") {
+      return json({ jsonrpc: "2.0", id: 0, result: INIT_RESULT });
+    }
+    // A stream with no event id: there is nothing to resume it from.
+    if (name === "no_ids") {
+      return sse([data({ jsonrpc: "2.0", method: "notifications/message" })]);
+    }
+    // An id, but the server will not resume it.
+    if (name === "not_resumable") {
+      return sse([
+        data({ jsonrpc: "2.0", method: "notifications/message" }, "x-1"),
+      ]);
+    }
+    if (seen.method === "GET") return new Response(null, { status: 405 });
+    // Accepted, as if it were a notification.
+    return new Response(null, { status: 202 });
+  });
+  const client = connect(url);
+  try {
+    await client.send(INITIALIZE);
+    await client.next();
+    for (
+      const [id, name, expected] of [
+        [
+          11,
+          "no_ids",
+          /ended before it answered, and it gave no event id to resume from/,
+        ],
+        [
+          12,
+          "not_resumable",
+          /ended before it answered, and resuming it brought no answer/,
+        ],
+        [13, "accepted", /answered HTTP 202 with no answer to the request/],
+      ] as const
+    ) {
+      await t.step(name, async () => {
+        await client.send({
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name, arguments: {} },
+        });
+        let answer = await client.next();
+        // The stream's own notification comes first.
+        if (answer.method !== undefined) answer = await client.next();
+        assert.equal(answer.id, id);
+        const error = answer.error as { code: number; message: string };
+        assert.equal(error.code, -32000);
+        assert.match(error.message, expected);
+      });
+    }
+  } finally {
+    await client.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("connectHttpServer() replaces a session the server forgot (404) and sends the call again", async () => {
+  let sessions = 0;
+  const known = new Set<string>();
+  const hold = new AbortController();
+  const { url, all, server } = scripted((seen) => {
+    const method = seen.body?.method;
+    if (method === "initialize") {
+      const id = `s${++sessions}`;
+      known.add(id);
+      return json({ jsonrpc: "2.0", id: seen.body!.id, result: INIT_RESULT }, {
+        "mcp-session-id": id,
+      });
+    }
+    if (seen.session === null || !known.has(seen.session)) {
+      return new Response("Session not found", { status: 404 });
+    }
+    if (seen.method === "GET") return sse([], hold.signal);
+    if (method === "tools/call") {
+      return json({
+        jsonrpc: "2.0",
+        id: seen.body!.id,
+        result: { content: [{ type: "text", text: `on ${seen.session}` }] },
+      });
+    }
+    return new Response(null, { status: 202 });
+  });
+  const client = connect(url);
+  try {
+    await initialized(client);
+    // The server restarts and forgets every session.
+    known.clear();
+    await client.send(CALL);
+    const answer = await client.next();
+    assert.deepEqual(answer, {
+      jsonrpc: "2.0",
+      id: 1,
+      result: { content: [{ type: "text", text: "on s2" }] },
+    });
+    const posts = all.filter((s) => s.method === "POST").map((s) =>
+      `${s.body?.method}@${s.session}`
+    );
+    assert.deepEqual(posts, [
+      "initialize@null",
+      "notifications/initialized@s1",
+      "tools/call@s1",
+      "initialize@null",
+      "notifications/initialized@s2",
+      "tools/call@s2",
+    ]);
+    // The host's own initialize, sent again as it was.
+    const inits = all.filter((s) => s.body?.method === "initialize");
+    assert.deepEqual(inits[1].body, inits[0].body);
+    assert.ok(
+      client.log.some((line) => /HTTP 404\): starting a new one/.test(line)),
+    );
+  } finally {
+    hold.abort();
+    await client.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("connectHttpServer() opens the GET stream again after the server's retry, from its last event id", async () => {
+  const first = { jsonrpc: "2.0", method: "notifications/tools/list_changed" };
+  const second = {
+    jsonrpc: "2.0",
+    method: "notifications/resources/list_changed",
+  };
+  const hold = new AbortController();
+  const { url, all, server } = scripted((seen) => {
+    if (seen.body?.method === "initialize") {
+      return json({ jsonrpc: "2.0", id: 0, result: INIT_RESULT }, {
+        "mcp-session-id": "s1",
+      });
+    }
+    if (seen.method === "GET" && seen.lastEventId === null) {
+      return sse([`retry: 5\n${data(first, "g-1")}`]);
+    }
+    if (seen.method === "GET") return sse([data(second, "g-2")], hold.signal);
+    return new Response(null, { status: 202 });
+  });
+  const client = connect(url);
+  try {
+    await initialized(client);
+    assert.deepEqual(await client.next(), first);
+    assert.deepEqual(await client.next(), second);
+    const gets = all.filter((s) => s.method === "GET");
+    assert.deepEqual(gets.map((s) => s.lastEventId), [null, "g-1"]);
+  } finally {
+    hold.abort();
+    await client.close();
+    await server.shutdown();
+  }
+});

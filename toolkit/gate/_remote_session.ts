@@ -1,0 +1,428 @@
+// Internal: the gate's side of a conversation with a remote Streamable HTTP
+// server: each message POSTed and what comes back passed on, a 2025 session
+// kept by its Mcp-Session-Id, and the session's GET stream. What breaks is
+// mended where the protocol allows: an SSE stream that ends before its
+// answer is resumed with Last-Event-ID (or the request fails with -32000,
+// never hangs); the GET stream is opened again after the server's `retry`;
+// a session the server no longer knows (404) is replaced by a new one,
+// initialized with the host's own initialize, and the request is sent again
+// once.
+
+import { messageOf } from "./_log.ts";
+import { sseEvents } from "./_sse.ts";
+import { requestHeaders, SESSION_HEADER } from "./_http_headers.ts";
+import { isRecord } from "../_util/json_type.ts";
+
+/** A JSON-RPC error for a request the server never answered. */
+const UNANSWERED = -32000;
+/** Resumptions of a stream that bring no new event before its request fails. */
+const RESUME_ATTEMPTS = 3;
+/** The wait before the GET stream is opened again, unless the server set one. */
+const RECONNECT_MS = 1000;
+/** Openings of the GET stream in a row that bring nothing before the gate stops. */
+const RECONNECT_ATTEMPTS = 5;
+
+/** A JSON-RPC message, as parsed. */
+export type Message = Record<string, unknown>;
+
+/** What reading one response found. */
+interface Reading {
+  /** Whether the request sent was answered (or failed). */
+  answered: boolean;
+  /** Whether the body was an SSE stream. */
+  stream: boolean;
+  /** The stream's last event id, to resume it from. */
+  lastId: string | undefined;
+  /** The reconnection time the stream asked for. */
+  retryMs: number | undefined;
+  /** How many events the stream brought. */
+  events: number;
+}
+
+/** Options for a {@linkcode RemoteSession}. */
+export interface RemoteSessionOptions {
+  /** Headers sent with every request (`Authorization: Bearer …`). */
+  headers?: readonly (readonly [string, string])[];
+  /** The gate's own lines. */
+  log: (line: string) => void;
+  /** Passes a message from the server on to the host. */
+  emit: (message: Message) => void;
+}
+
+/** The gate's conversation with the server at one URL. */
+export class RemoteSession {
+  #url: string;
+  #options: RemoteSessionOptions;
+  #stop = new AbortController();
+  #sessionId: string | undefined;
+  #protocolVersion: string | undefined;
+  #listening = false;
+  /** The host's initialize and initialized, sent again for a new session. */
+  #initialize: Message | undefined;
+  #initialized: Message | undefined;
+  #renewing: Promise<boolean> | undefined;
+
+  constructor(url: string, options: RemoteSessionOptions) {
+    this.#url = url;
+    this.#options = options;
+  }
+
+  /** POSTs one message and passes on what comes back. */
+  async post(message: Message, again = false): Promise<void> {
+    // Sent on the session being started, not on the one that is gone.
+    if (this.#renewing !== undefined) await this.#renewing;
+    const sentSession = this.#sessionId;
+    let response: Response;
+    try {
+      response = await this.#fetch("POST", this.#headers(message), message);
+    } catch (error) {
+      if (!this.#stop.signal.aborted) {
+        this.#fail(message, `Cannot reach the server: ${messageOf(error)}`);
+      }
+      return;
+    }
+    if (
+      response.status === 404 && sentSession !== undefined && !again &&
+      message.method !== "initialize"
+    ) {
+      await response.body?.cancel();
+      if (await this.#renew(sentSession)) return await this.post(message, true);
+      this.#fail(
+        message,
+        "The server no longer knows the session, and a new one could not be started",
+      );
+      return;
+    }
+    if (message.method === "initialize") {
+      this.#sessionId = response.headers.get(SESSION_HEADER) ?? undefined;
+      this.#initialize = message;
+    }
+    const reading = await this.#read(response, message);
+    if (!reading.answered && isRequest(message)) {
+      if (reading.stream) await this.#resume(message, reading);
+      else {
+        this.#fail(
+          message,
+          `The server answered HTTP ${response.status} with no answer to the request`,
+        );
+      }
+    }
+    if (message.method === "notifications/initialized") {
+      this.#initialized = message;
+      if (!this.#listening) this.#listen();
+    }
+  }
+
+  /** Ends the session (DELETE) and stops every stream. */
+  async close(): Promise<void> {
+    if (this.#sessionId !== undefined) {
+      await fetch(this.#url, {
+        method: "DELETE",
+        headers: this.#headers(),
+        signal: AbortSignal.timeout(1000),
+      }).then((r) => r.body?.cancel()).catch(() => {});
+    }
+    this.#stop.abort();
+  }
+
+  /** Stops every request and stream at once. */
+  abort(): void {
+    this.#stop.abort();
+  }
+
+  #headers(message?: Message): Headers {
+    return requestHeaders({
+      base: this.#options.headers,
+      sessionId: this.#sessionId,
+      protocolVersion: this.#protocolVersion,
+    }, message);
+  }
+
+  #fetch(
+    method: "GET" | "POST",
+    headers: Headers,
+    message?: Message,
+  ): Promise<Response> {
+    return fetch(this.#url, {
+      method,
+      headers,
+      body: message === undefined ? undefined : JSON.stringify(message),
+      signal: this.#stop.signal,
+    });
+  }
+
+  /** Answers `message` with -32000 when it is a request; logs otherwise. */
+  #fail(message: Message, why: string): void {
+    if (isRequest(message)) {
+      this.#options.emit({
+        jsonrpc: "2.0",
+        id: message.id,
+        error: { code: UNANSWERED, message: why },
+      });
+    } else {
+      this.#options.log(`the server did not take a message: ${why}`);
+    }
+  }
+
+  /**
+   * A request whose SSE stream ended before its answer: the stream is
+   * resumed from its last event id (a GET with Last-Event-ID) until the
+   * answer comes, or the request fails with -32000.
+   */
+  async #resume(sent: Message, first: Reading): Promise<void> {
+    let { lastId } = first;
+    for (let idle = 0; lastId !== undefined && idle < RESUME_ATTEMPTS;) {
+      if (this.#stop.signal.aborted) return;
+      let response: Response;
+      try {
+        const headers = this.#headers();
+        headers.set("last-event-id", lastId);
+        response = await this.#fetch("GET", headers);
+      } catch {
+        idle++;
+        continue;
+      }
+      if (!response.ok) {
+        await response.body?.cancel();
+        break;
+      }
+      const reading = await this.#read(response, sent);
+      if (reading.answered) return;
+      if (reading.lastId !== undefined && reading.lastId !== lastId) {
+        lastId = reading.lastId;
+        idle = 0;
+      } else {
+        idle++;
+      }
+    }
+    if (this.#stop.signal.aborted) return;
+    this.#fail(
+      sent,
+      lastId === undefined
+        ? "The server's stream ended before it answered, and it gave no event id to resume from"
+        : "The server's stream ended before it answered, and resuming it brought no answer",
+    );
+  }
+
+  /**
+   * Passes on a JSON body or each event of an SSE body, to the host or to
+   * `sink`; a failure fails the request `sent` (or is logged for a stream).
+   */
+  async #read(
+    response: Response,
+    sent?: Message,
+    sink: (message: Message) => void = this.#options.emit,
+  ): Promise<Reading> {
+    const type = response.headers.get("content-type") ?? "";
+    const reading: Reading = {
+      answered: false,
+      stream: false,
+      lastId: undefined,
+      retryMs: undefined,
+      events: 0,
+    };
+    const take = (body: unknown) => {
+      for (const message of Array.isArray(body) ? body : [body]) {
+        if (!isRecord(message)) continue;
+        if (isAnswerTo(message, sent)) reading.answered = true;
+        if (
+          sent?.method === "initialize" && isRecord(message.result) &&
+          typeof message.result.protocolVersion === "string"
+        ) {
+          this.#protocolVersion = message.result.protocolVersion;
+        }
+        sink(message);
+      }
+    };
+    try {
+      if (type.includes("text/event-stream") && response.body !== null) {
+        reading.stream = true;
+        for await (const event of sseEvents(response.body)) {
+          if (event.data !== undefined) {
+            let body: unknown;
+            try {
+              body = JSON.parse(event.data);
+            } catch (error) {
+              // Cut off mid-event: resumed like any stream that broke.
+              if (!event.complete) break;
+              throw error;
+            }
+            take(body);
+          }
+          reading.lastId = event.id;
+          reading.retryMs = event.retryMs;
+          reading.events++;
+        }
+        return reading;
+      }
+      const text = await response.text();
+      if (type.includes("application/json") && text.trim() !== "") {
+        const body = JSON.parse(text);
+        if (!response.ok && !isAnswerTo(body, sent)) {
+          throw new Error(`HTTP ${response.status}: ${text.slice(0, 200)}`);
+        }
+        take(body);
+        return reading;
+      }
+      if (!response.ok) {
+        throw new Error(
+          `HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ""}`,
+        );
+      }
+    } catch (error) {
+      if (this.#stop.signal.aborted) return reading;
+      if (reading.stream) {
+        // A stream that broke is resumed by the caller, not failed here.
+        this.#options.log(`the server's stream broke: ${messageOf(error)}`);
+        return reading;
+      }
+      reading.answered = true;
+      if (sent !== undefined) {
+        this.#fail(sent, `The server answered ${messageOf(error)}`);
+      } else {
+        this.#options.log(`the server's stream failed: ${messageOf(error)}`);
+      }
+    }
+    return reading;
+  }
+
+  /**
+   * Replaces a session the server answered 404 for with a new one: the
+   * host's initialize is sent again (its answer kept from the host, which
+   * has one already), then its initialized notification, and the GET
+   * stream is opened on the new session. Calls that meet the same 404 share
+   * one renewal. Resolves `false` when no new session could be started.
+   */
+  #renew(expired: string): Promise<boolean> {
+    if (this.#renewing !== undefined) return this.#renewing;
+    // Renewed already by another call that met the 404 first.
+    if (this.#sessionId !== expired) {
+      return Promise.resolve(this.#sessionId !== undefined);
+    }
+    this.#renewing = this.#startAgain().finally(() =>
+      this.#renewing = undefined
+    );
+    return this.#renewing;
+  }
+
+  async #startAgain(): Promise<boolean> {
+    const { log } = this.#options;
+    const init = this.#initialize;
+    if (init === undefined) return false;
+    log(
+      "the server no longer knows the session (HTTP 404): starting a new one",
+    );
+    this.#sessionId = undefined;
+    try {
+      const response = await this.#fetch("POST", this.#headers(init), init);
+      const session = response.headers.get(SESSION_HEADER);
+      const reading = await this.#read(response, init, () => {});
+      if (!response.ok || !reading.answered || session === null) {
+        log(
+          `cannot start a new session: the server answered HTTP ${response.status}`,
+        );
+        return false;
+      }
+      this.#sessionId = session;
+      const initialized = this.#initialized;
+      if (initialized !== undefined) {
+        const sent = await this.#fetch(
+          "POST",
+          this.#headers(initialized),
+          initialized,
+        );
+        await sent.body?.cancel();
+        this.#listen();
+      }
+      return true;
+    } catch (error) {
+      if (!this.#stop.signal.aborted) {
+        log(`cannot start a new session: ${messageOf(error)}`);
+      }
+      return false;
+    }
+  }
+
+  /**
+   * The GET stream of a session: the server's own messages. It is opened
+   * again when it ends, from its last event id, after the server's `retry`
+   * (or {@linkcode RECONNECT_MS}); a 405 (no stream offered) ends it, a 404
+   * renews the session, which opens a new one.
+   */
+  #listen(): void {
+    this.#listening = true;
+    // Not tracked: it lasts as long as the session.
+    this.#listenLoop(this.#sessionId).catch(() => {});
+  }
+
+  async #listenLoop(session: string | undefined): Promise<void> {
+    const signal = this.#stop.signal;
+    let lastId: string | undefined;
+    let waitMs = RECONNECT_MS;
+    let failures = 0;
+    while (!signal.aborted && this.#sessionId === session) {
+      let response: Response | undefined;
+      try {
+        const headers = this.#headers();
+        if (lastId !== undefined) headers.set("last-event-id", lastId);
+        response = await this.#fetch("GET", headers);
+      } catch (error) {
+        if (signal.aborted) return;
+        this.#options.log(
+          `cannot open the server's stream: ${messageOf(error)}`,
+        );
+      }
+      if (response?.status === 405) {
+        await response.body?.cancel();
+        return;
+      }
+      if (response?.status === 404 && session !== undefined) {
+        await response.body?.cancel();
+        // The renewal opens the stream of the new session.
+        this.#listening = false;
+        await this.#renew(session);
+        return;
+      }
+      if (response?.ok) {
+        const reading = await this.#read(response);
+        // A stream that brought anything was working: it ended, not failed.
+        if (reading.events > 0) failures = 0;
+        lastId = reading.lastId ?? lastId;
+        waitMs = reading.retryMs ?? waitMs;
+      } else {
+        await response?.body?.cancel();
+      }
+      if (++failures > RECONNECT_ATTEMPTS) {
+        this.#options.log(
+          `the server's stream ended ${RECONNECT_ATTEMPTS} times in a row: not opening it again`,
+        );
+        return;
+      }
+      await pause(waitMs, signal);
+    }
+  }
+}
+
+/** Whether `message` is a request (it expects an answer). */
+function isRequest(message: Message): boolean {
+  return typeof message.method === "string" && "id" in message;
+}
+
+/** Whether `body` is a JSON-RPC answer to `sent`. */
+function isAnswerTo(body: unknown, sent: Message | undefined): boolean {
+  return isRecord(body) && sent !== undefined && body.id === sent.id &&
+    ("result" in body || "error" in body);
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+  });
+}
