@@ -117,14 +117,40 @@ export function parseCommandLine(args: readonly string[]): GateCommandLine {
   if (values["--policy"] === undefined) {
     throw new UsageError("Missing --policy: expected --policy FILE");
   }
-  if (url !== undefined && command.length > 0) {
-    throw new UsageError(
-      "Both --url and a server command: expected one of them (--url URL, or -- COMMAND)",
-    );
-  }
   if (url === undefined && command.length === 0) {
     throw new UsageError(
       'Missing the server command: expected it after "--", as in -- deno run -A server.ts (or --url URL)',
+    );
+  }
+  checkServerChoice(command, url, headers);
+  return {
+    help: false,
+    policy: values["--policy"],
+    audit: values["--audit"],
+    unprobed: decisionOf(values["--unprobed"], "--unprobed"),
+    pins: values["--pins"],
+    newTools: decisionOf(values["--new-tools"], "--new-tools"),
+    command,
+    url,
+    headers,
+  };
+}
+
+/**
+ * Checks how a server is named, for the gate and for `pins accept`: a
+ * command after `--` or `--url URL`, not both; an http(s) URL; `--header`
+ * only with `--url`.
+ *
+ * @throws {UsageError} Saying what was wrong and what was expected.
+ */
+export function checkServerChoice(
+  command: readonly string[],
+  url: string | undefined,
+  headers: readonly unknown[],
+): void {
+  if (url !== undefined && command.length > 0) {
+    throw new UsageError(
+      "Both --url and a server command: expected one of them (--url URL, or -- COMMAND)",
     );
   }
   if (url !== undefined && !/^https?:\/\//.test(url)) {
@@ -137,17 +163,6 @@ export function parseCommandLine(args: readonly string[]): GateCommandLine {
       "--header needs --url: headers are for an HTTP server",
     );
   }
-  return {
-    help: false,
-    policy: values["--policy"],
-    audit: values["--audit"],
-    unprobed: decisionOf(values["--unprobed"], "--unprobed"),
-    pins: values["--pins"],
-    newTools: decisionOf(values["--new-tools"], "--new-tools"),
-    command,
-    url,
-    headers,
-  };
 }
 
 function placeholder(flag: Flag): string {
@@ -172,7 +187,6 @@ function decisionOf(
   return value;
 }
 
-/** `Name: value` as a pair. */
 /** `--header`'s value as a name and a value; a `UsageError` when malformed. */
 export function headerOf(line: string): [string, string] {
   const colon = line.indexOf(":");

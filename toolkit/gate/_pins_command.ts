@@ -20,7 +20,7 @@ import {
 } from "./_pin_file.ts";
 import { type ServerProcess, spawnServer } from "./_server_process.ts";
 import { connectHttpServer } from "./_http_server.ts";
-import { headerOf } from "./_cli.ts";
+import { checkServerChoice, headerOf } from "./_cli.ts";
 
 /** How much of a changed field is shown. */
 const SHOWN = 300;
@@ -120,7 +120,8 @@ interface AcceptArgs {
 /**
  * `[TOOL...] [-- COMMAND...]` or `[TOOL...] --url URL [--header LINE]...`.
  *
- * @throws {Error} Saying what was wrong and what was expected.
+ * @throws {Error} Saying what was wrong and what was expected (a
+ * `UsageError` for the server's URL, command and headers).
  */
 function acceptArgs(rest: readonly string[]): AcceptArgs {
   const separator = rest.indexOf("--");
@@ -147,22 +148,9 @@ function acceptArgs(rest: readonly string[]): AcceptArgs {
     if (value === undefined) throw new Error(`Missing the value of ${arg}`);
     if (arg === "--header") headers.push(headerOf(value));
     else if (url !== undefined) throw new Error("--url given twice");
-    else if (!/^https?:\/\//.test(value)) {
-      throw new Error(
-        `Invalid --url: ${
-          JSON.stringify(value)
-        }: expected an http:// or https:// URL`,
-      );
-    } else url = value;
+    else url = value;
   }
-  if (url !== undefined && command.length > 0) {
-    throw new Error(
-      "Both --url and a server command: expected one of them (--url URL, or -- COMMAND)",
-    );
-  }
-  if (headers.length > 0 && url === undefined) {
-    throw new Error("--header without --url: headers are for a remote server");
-  }
+  checkServerChoice(command, url, headers);
   return { names, command, url, headers };
 }
 

@@ -238,10 +238,13 @@ Deno.test("pins accept --url pins what the remote server lists now, with its hea
           const [args, message] of [
             [
               ["--url", "ftp://x"],
-              /Invalid --url: "ftp:\/\/x": expected an http:\/\/ or https:\/\/ URL/,
+              /Invalid --url: ftp:\/\/x: expected an http:\/\/ or https:\/\/ URL/,
             ],
             [["--url"], /Missing the value of --url/],
-            [["--header", "X: y"], /--header without --url/],
+            [
+              ["--header", "X: y"],
+              /--header needs --url: headers are for an HTTP server/,
+            ],
             [
               ["--url", server.url, "--", "deno"],
               /Both --url and a server command/,
