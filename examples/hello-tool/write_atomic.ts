@@ -98,15 +98,6 @@ export async function writeFileAtomic(
   // A dot-name in the same directory: rename(2) is only atomic within one
   // file system, and hidden names keep directory listings tidy meanwhile.
   const temp = `${dir}/.${name}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-  // Every real path the file was seen at, for withdraw() to look in.
-  const seen = new Set([temp]);
-  const confirm = (file: Deno.FsFile) => {
-    const real = realPathOf(temp);
-    if (real !== undefined) seen.add(real);
-    if (real !== temp || !resolvesTo(temp, file)) {
-      throw new PathChangedError(path);
-    }
-  };
   // Checked just before the open, so a replaced directory is most often
   // caught before anything is created through it. Confined, the check, the
   // open and the check after it run with no await between them: a turn of
@@ -118,10 +109,19 @@ export async function writeFileAtomic(
   const file = confined
     ? Deno.openSync(temp, TEMP_FILE)
     : await Deno.open(temp, TEMP_FILE);
+  // Every real path the file was seen at, for withdraw() to look in.
+  const seen = new Set([temp]);
+  const confirm = () => {
+    const real = realPathOf(temp);
+    if (real !== undefined) seen.add(real);
+    if (real !== temp || !resolvesTo(temp, file)) {
+      throw new PathChangedError(path);
+    }
+  };
   try {
     // Checked while the file is still empty, so a refused write never puts
     // content outside.
-    if (confined) confirm(file);
+    if (confined) confirm();
     // The umask applied at creation; an existing file's bits are kept as is.
     if (kept !== undefined) await Deno.chmod(temp, kept);
     let written = 0;
@@ -131,8 +131,12 @@ export async function writeFileAtomic(
     // Flush before the rename, or a power cut can leave the new name
     // pointing at an empty file on some file systems.
     await file.sync();
-    if (confined) renameConfined(temp, path, file, confirm, seen);
-    else await Deno.rename(temp, path);
+    if (confined) {
+      confirm();
+      renameConfined(temp, path, file, seen);
+    } else {
+      await Deno.rename(temp, path);
+    }
   } catch (error) {
     await withdraw(file, seen);
     throw error;
@@ -143,8 +147,8 @@ export async function writeFileAtomic(
 }
 
 /**
- * Confirms the temporary file, renames it over `path` and looks where the
- * rename went, back to back. The rename is one more lookup of the directory;
+ * Renames the temporary file, just confirmed, over `path` and looks where
+ * the rename went, back to back. The rename is one more lookup of the directory;
  * only positive evidence that this file now sits elsewhere undoes it: a link
  * swapped in after the rename proves nothing about where the rename went,
  * and a concurrent write may have replaced the file since.
@@ -153,10 +157,8 @@ function renameConfined(
   temp: string,
   path: string,
   file: Deno.FsFile,
-  confirm: (file: Deno.FsFile) => void,
   seen: Set<string>,
 ): void {
-  confirm(file);
   try {
     Deno.renameSync(temp, path);
   } catch (error) {
@@ -181,16 +183,9 @@ async function withdraw(
   places: Iterable<string>,
 ): Promise<void> {
   await file.truncate(0).catch(() => {});
-  const open = await file.stat().catch(() => undefined);
   for (const place of places) {
-    try {
-      const named = await Deno.lstat(place);
-      if (named.ino === open?.ino && named.dev === open?.dev) {
-        await Deno.remove(place);
-      }
-    } catch {
-      // Gone or unreachable: the handle already emptied it.
-    }
+    // Gone or unreachable: the handle already emptied it.
+    if (isFile(place, file)) await Deno.remove(place).catch(() => {});
   }
 }
 
@@ -231,6 +226,7 @@ function removeEmptyDirectory(path: string): void {
   }
 }
 
+/** Whether `path` (its last component not followed) names the open `file`. */
 function isFile(path: string, file: Deno.FsFile): boolean {
   try {
     const named = Deno.lstatSync(path);
