@@ -74,7 +74,7 @@ export class RemoteSession {
     const sentSession = this.#sessionId;
     let response: Response;
     try {
-      response = await this.#fetch("POST", this.#headers(message), message);
+      response = await this.#fetch(message);
     } catch (error) {
       if (!this.#stop.signal.aborted) {
         this.#fail(message, `Cannot reach the server: ${messageOf(error)}`);
@@ -138,13 +138,12 @@ export class RemoteSession {
     }, message);
   }
 
-  #fetch(
-    method: "GET" | "POST",
-    headers: Headers,
-    message?: Message,
-  ): Promise<Response> {
+  /** POSTs `message`, or without one GETs a stream, resumed after `lastId`. */
+  #fetch(message: Message | undefined, lastId?: string): Promise<Response> {
+    const headers = this.#headers(message);
+    if (lastId !== undefined) headers.set("last-event-id", lastId);
     return fetch(this.#url, {
-      method,
+      method: message === undefined ? "GET" : "POST",
       headers,
       body: message === undefined ? undefined : JSON.stringify(message),
       signal: this.#stop.signal,
@@ -175,9 +174,7 @@ export class RemoteSession {
       if (this.#stop.signal.aborted) return;
       let response: Response;
       try {
-        const headers = this.#headers();
-        headers.set("last-event-id", lastId);
-        response = await this.#fetch("GET", headers);
+        response = await this.#fetch(undefined, lastId);
       } catch {
         idle++;
         continue;
@@ -314,7 +311,7 @@ export class RemoteSession {
     );
     this.#sessionId = undefined;
     try {
-      const response = await this.#fetch("POST", this.#headers(init), init);
+      const response = await this.#fetch(init);
       const session = response.headers.get(SESSION_HEADER);
       const reading = await this.#read(response, init, () => {});
       if (!response.ok || !reading.answered || session === null) {
@@ -326,11 +323,7 @@ export class RemoteSession {
       this.#sessionId = session;
       const initialized = this.#initialized;
       if (initialized !== undefined) {
-        const sent = await this.#fetch(
-          "POST",
-          this.#headers(initialized),
-          initialized,
-        );
+        const sent = await this.#fetch(initialized);
         await sent.body?.cancel();
         this.#listen();
       }
@@ -363,9 +356,7 @@ export class RemoteSession {
     while (!signal.aborted && this.#sessionId === session) {
       let response: Response | undefined;
       try {
-        const headers = this.#headers();
-        if (lastId !== undefined) headers.set("last-event-id", lastId);
-        response = await this.#fetch("GET", headers);
+        response = await this.#fetch(undefined, lastId);
       } catch (error) {
         if (signal.aborted) return;
         this.#options.log(
