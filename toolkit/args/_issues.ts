@@ -2,6 +2,7 @@
 // `path: expected X, got Y`, shared by the JSON Schema checker and the readers.
 
 import { jsonType } from "../_util/json_type.ts";
+import { editDistance } from "../_util/nearest_names.ts";
 import type { ArgumentProblem } from "./argument_error.ts";
 import type { JsonSchema, SchemaIssue } from "../schema.ts";
 
@@ -217,32 +218,6 @@ function closest(key: string, known: readonly string[]): string | undefined {
   return bestDistance <= Math.max(1, Math.floor(key.length / 3))
     ? best
     : undefined;
-}
-
-/** Edit distance where swapping two neighbouring letters counts as one edit. */
-export function editDistance(a: string, b: string): number {
-  const rows = Array.from(
-    { length: a.length + 1 },
-    (_, i) =>
-      Array.from(
-        { length: b.length + 1 },
-        (_, j) => (i === 0 ? j : j === 0 ? i : 0),
-      ),
-  );
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      rows[i][j] = Math.min(
-        rows[i - 1][j] + 1,
-        rows[i][j - 1] + 1,
-        rows[i - 1][j - 1] + cost,
-      );
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        rows[i][j] = Math.min(rows[i][j], rows[i - 2][j - 2] + 1);
-      }
-    }
-  }
-  return rows[a.length][b.length];
 }
 
 /** `value` as a (sub)schema when it is an object, else `undefined`. */

@@ -132,16 +132,22 @@ export function annotationVerdict(
 
 /**
  * The verdict on a call of a tool that does not answer probes and has no
- * `tools` entry; `listed` is false for a tool the server's list lacks.
+ * `tools` entry. `unlisted` is set for a tool the server's list lacks: the
+ * `; did you mean "…"?` for the listed names near it, or `""`.
  */
 export function unprobedVerdict(
   tool: string,
   decision: Decision,
-  listed = true,
+  unlisted?: string,
 ): Verdict {
-  const unknown = listed
+  const unknown = unlisted === undefined
     ? `${tool} does not report which permissions it needs (it does not list forge.supports_permission_patterns)`
-    : `${tool} is not in the server's tool list, so it reports no permissions it needs`;
+    : `${tool} is not in the server's tool list${unlisted}, so it reports no permissions it needs`;
+  // A misspelt name is corrected, not allowed: advice to allow it by name
+  // would let through whatever tool the server hides under it.
+  const advice = unlisted !== undefined
+    ? "Check the tool's name."
+    : `To allow such calls, set tools.${tool} to allow (this tool) or "unprobed: allow" (every such tool) in the gate's policy file.`;
   return {
     decision,
     patterns: [],
@@ -149,12 +155,12 @@ export function unprobedVerdict(
     denied:
       `The gate's policy refuses this call: ${unknown}, and the policy's unprobed setting is deny. Nothing was run.`,
     question: `Allow the tool "${tool}" to run? ${
-      listed
+      unlisted === undefined
         ? "It does not report"
-        : "The server does not list it, and so it cannot report"
+        : `The server does not list it${unlisted}, and so it cannot report`
     } which permissions it needs, so the gate cannot say what it will touch.`,
     cannotAsk:
-      `This call of ${tool} needs the user's approval, and this host cannot ask for it (it did not declare the elicitation capability): ${unknown}, and the policy's unprobed setting is ask. Nothing was run. To allow such calls, set tools.${tool} to allow (this tool) or "unprobed: allow" (every such tool) in the gate's policy file.`,
+      `This call of ${tool} needs the user's approval, and this host cannot ask for it (it did not declare the elicitation capability): ${unknown}, and the policy's unprobed setting is ask. Nothing was run. ${advice}`,
     declined: declinedCall(tool),
   };
 }

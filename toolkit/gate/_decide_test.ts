@@ -88,6 +88,25 @@ Deno.test("unprobedVerdict() decides by the setting and says how to change it", 
   );
 });
 
+Deno.test("unprobedVerdict() corrects a misspelt tool instead of advising to allow it", () => {
+  const typo = unprobedVerdict("helo", "ask", '; did you mean "hello"?');
+  assert.match(
+    typo.cannotAsk,
+    /helo is not in the server's tool list; did you mean "hello"\?, so it reports no permissions/,
+  );
+  assert.match(typo.cannotAsk, /Check the tool's name\.$/);
+  assert.doesNotMatch(typo.cannotAsk, /tools\.helo/);
+  assert.match(typo.question, /does not list it; did you mean "hello"\?/);
+  assert.match(
+    unprobedVerdict("helo", "deny", '; did you mean "hello"?').denied,
+    /did you mean "hello"\?/,
+  );
+  // Nothing near: the name may be a tool the server hides from its list.
+  const hidden = unprobedVerdict("zzz", "ask", "");
+  assert.match(hidden.cannotAsk, /zzz is not in the server's tool list, so/);
+  assert.doesNotMatch(hidden.cannotAsk, /tools\.zzz/);
+});
+
 Deno.test("a tools entry decides a tool by name", async (t) => {
   await t.step("toolVerdict() gives the entry's decision and names it", () => {
     for (const decision of ["allow", "ask", "deny"] as const) {

@@ -8,6 +8,7 @@
 import { RPC_ERROR } from "../jsonrpc/mod.ts";
 import { META_PERMISSION_PATTERNS } from "../patterns/probe_meta.ts";
 import { isRecord, jsonType } from "../_util/json_type.ts";
+import { didYouMean } from "../_util/nearest_names.ts";
 import type { ApprovalRound, ApprovalRounds } from "./_approval_round.ts";
 import type { AuditOutcome, AuditRecord, AuditSink } from "./_audit.ts";
 import {
@@ -214,6 +215,9 @@ export class Gatekeeper {
         mappedVerdict(name, params.arguments, inForce, {
           listed,
           annotations: this.#tools.get(name)?.annotations,
+          ...(listed
+            ? {}
+            : { suggestion: didYouMean(name, this.#tools.names()) }),
         }),
       );
       if ("refused" in mapped) {

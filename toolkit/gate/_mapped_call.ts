@@ -21,6 +21,8 @@ export interface ListedTool {
   listed: boolean;
   /** Its `annotations`, as listed. */
   annotations?: Record<string, unknown>;
+  /** For a tool not listed: `; did you mean "…"?` for listed names near it, or `""`. */
+  suggestion?: string;
 }
 
 /**
@@ -67,5 +69,11 @@ export async function mappedVerdict(
   if (byHint !== undefined) {
     return { verdict: annotationVerdict(tool, byHint.decision, byHint.hint) };
   }
-  return { verdict: unprobedVerdict(tool, inForce.unprobed, listed.listed) };
+  return {
+    verdict: unprobedVerdict(
+      tool,
+      inForce.unprobed,
+      listed.listed ? undefined : listed.suggestion ?? "",
+    ),
+  };
 }

@@ -41,6 +41,11 @@ export class ToolList {
     this.#review = review;
   }
 
+  /** The names of the tools seen. */
+  names(): Iterable<string> {
+    return this.#tools.keys();
+  }
+
   /** The tool `name`, or `undefined` when no list seen holds it. */
   get(name: string): ToolInfo | undefined {
     return this.#tools.get(name);

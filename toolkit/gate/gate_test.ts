@@ -187,10 +187,13 @@ Deno.test("gate decides hello-tool's calls by the policy", async (t) => {
       // Decided by unprobed (ask), which this host cannot be asked.
       const refused = await callTool(asking, "write_files", { path: "a" });
       assert.equal(refused.result.isError, true);
+      // A misspelt name is corrected as the server itself would, never
+      // answered with advice to allow the misspelling.
       assert.match(
         textOf(refused),
-        /write_files is not in the server's tool list/,
+        /write_files is not in the server's tool list; did you mean "write_file"\?/,
       );
+      assert.doesNotMatch(textOf(refused), /tools\.write_files/);
       // Let through by its tools entry: the server answers as it answers.
       const answer = await callTool(asking, "missing_tool", {});
       assert.deepEqual(answer.error, {

@@ -8,7 +8,8 @@
 
 import { decode, type DecodeResult } from "../args/decode.ts";
 import { formatProblems } from "../args/argument_error.ts";
-import { describeIssue, editDistance } from "../args/_issues.ts";
+import { describeIssue } from "../args/_issues.ts";
+import { didYouMean } from "../_util/nearest_names.ts";
 import type { JsonSchema, SchemaIssue } from "../schema.ts";
 import { LazyAbort } from "../_util/abort.ts";
 import { isRecord, jsonType } from "../_util/json_type.ts";
@@ -102,15 +103,10 @@ export class CallPipeline {
   ): Answer {
     const registered = this.#registry.get(name);
     if (registered === undefined) {
-      const near = nearestNames(name, this.#registry.names());
       throw new ProtocolError(
         RPC_ERROR.INVALID_PARAMS,
         `Unknown tool: ${JSON.stringify(name)}${
-          near.length === 0
-            ? ""
-            : `; did you mean ${
-              near.map((n) => JSON.stringify(n)).join(" or ")
-            }?`
+          didYouMean(name, this.#registry.names())
         }`,
       );
     }
@@ -302,29 +298,6 @@ export class CallPipeline {
       if (this.#inFlight.size === 0) this.#idle?.();
     }
   }
-}
-
-/** Near enough to suggest: this many edits at most, or the same name in another case. */
-const MAX_SUGGESTED_EDITS = 2;
-
-/**
- * The registered names nearest to an unknown `name` (a different case, or
- * at most two edits), the nearest first, at most three.
- */
-function nearestNames(name: string, names: readonly string[]): string[] {
-  // Edits are at least the length difference: a long name is near nothing,
-  // and costs no distance table.
-  const scored = names.flatMap((candidate) => {
-    if (Math.abs(candidate.length - name.length) > MAX_SUGGESTED_EDITS) {
-      return [];
-    }
-    const distance = candidate.toLowerCase() === name.toLowerCase()
-      ? 0
-      : editDistance(name, candidate);
-    return distance <= MAX_SUGGESTED_EDITS ? [{ candidate, distance }] : [];
-  });
-  return scored.sort((a, b) => a.distance - b.distance).slice(0, 3)
-    .map((s) => s.candidate);
 }
 
 /** The innermost step: decode the arguments, run the handler, check its result. */
