@@ -139,6 +139,14 @@ Deno.test("The stateless path checks Mcp-Method, Mcp-Name and MCP-Protocol-Versi
       request("tools/call", call, { "mcp-name": "=?base64?ZWNo?=" }),
     ],
     [
+      "a tasks/get without Mcp-Name (its taskId, SEP-2663)",
+      request("tasks/get", { taskId: "t-1" }),
+    ],
+    [
+      "a tasks/cancel whose Mcp-Name is another task",
+      request("tasks/cancel", { taskId: "t-1" }, { "mcp-name": "t-2" }),
+    ],
+    [
       "a header version other than _meta's",
       request("tools/list", {}, { "mcp-protocol-version": "2026-01-01" }),
     ],
