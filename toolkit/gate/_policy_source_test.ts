@@ -119,6 +119,30 @@ Deno.test("watchPolicy() loads, follows and refuses like the gate needs", async 
   );
 });
 
+Deno.test("docs/gate.md quotes the policy errors the gate gives today", async (t) => {
+  const page = await Deno.readTextFile(
+    new URL("../../docs/gate.md", import.meta.url),
+  );
+  await t.step("an unknown key", () => {
+    const quoted = /\(`(alow: unknown key: [^`]*)`\)/.exec(page);
+    assert.ok(quoted !== null, "docs/gate.md quotes no unknown-key error");
+    assert.equal(
+      located("alow: []\n", "yaml"),
+      `1:1: ${quoted[1]}`,
+    );
+  });
+  await t.step("a rule that breaks the grammar, in the page's policy", () => {
+    const block = /```yaml\n(# policy\.yaml\n[\s\S]*?)```/.exec(page);
+    const quoted = /forge gate: Cannot load the policy: policy\.yaml:(.*)\n/
+      .exec(page);
+    assert.ok(block !== null && quoted !== null);
+    // The page's file with its rule "write:.env" mistyped as the quote says.
+    const mistyped = block[1].replace('"write:.env"', '"WRITE:.env"');
+    assert.notEqual(mistyped, block[1]);
+    assert.equal(located(mistyped, "yaml"), quoted[1]);
+  });
+});
+
 Deno.test("the worked policy in docs/gate.md does what the page says, in front of hello-tool", async () => {
   const page = await Deno.readTextFile(
     new URL("../../docs/gate.md", import.meta.url),
