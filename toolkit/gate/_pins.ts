@@ -6,6 +6,8 @@
 // new since the pins is decided by `newTools`: allow pins it, deny
 // withholds it, ask (the default) lists it and asks before each call. An
 // accept made while the gate runs counts from the next list or call.
+// Pages are reviewed one at a time, and a call's check waits for the
+// reviews under way, so a call right after a list sees that list's pins.
 
 import { dirname, resolve } from "node:path";
 import type { Decision } from "../policy/mod.ts";
@@ -59,6 +61,8 @@ export class Pins {
   #seen = new Map<string, Seen>();
   #states = new Map<string, PinState>();
   #writes: Promise<unknown> = Promise.resolve();
+  // Reviews and checks, one at a time in the order they came.
+  #queue: Promise<unknown> = Promise.resolve();
 
   private constructor(
     path: string,
@@ -84,9 +88,41 @@ export class Pins {
 
   /**
    * Reviews one page of a `tools/list` result: pins, withholds or marks
-   * each tool; resolves with the page the host may see.
+   * each tool; resolves with the page the host may see. Pages are reviewed
+   * one at a time, in the order they came.
    */
-  async review(
+  review(
+    result: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    return this.#serially(() => this.#review(result));
+  }
+
+  /**
+   * What the pins say about a call of `name`: withheld, asked, or nothing
+   * (`undefined`). Waits for the reviews under way, and reads the file
+   * again first, so an accept counts at once.
+   */
+  check(name: string): Promise<PinState | undefined> {
+    return this.#serially(async () => {
+      if (!this.#states.has(name)) return undefined;
+      await this.#reload();
+      return this.#states.get(name);
+    });
+  }
+
+  /** Waits for the reviews and file writes under way. */
+  async close(): Promise<void> {
+    await this.#queue;
+    await this.#writes;
+  }
+
+  #serially<T>(task: () => Promise<T>): Promise<T> {
+    const done = this.#queue.then(task);
+    this.#queue = done.catch(() => {});
+    return done;
+  }
+
+  async #review(
     result: Record<string, unknown>,
   ): Promise<Record<string, unknown>> {
     if (!Array.isArray(result.tools)) return result;
@@ -162,21 +198,6 @@ export class Pins {
       });
     }
     return { ...result, tools: shown };
-  }
-
-  /**
-   * What the pins say about a call of `name`: withheld, asked, or nothing
-   * (`undefined`). Reads the file again first, so an accept counts at once.
-   */
-  async check(name: string): Promise<PinState | undefined> {
-    if (!this.#states.has(name)) return undefined;
-    await this.#reload();
-    return this.#states.get(name);
-  }
-
-  /** Waits for the file writes under way. */
-  async close(): Promise<void> {
-    await this.#writes;
   }
 
   /** Reads the file again when it changed, and what it accepts is let through. */
