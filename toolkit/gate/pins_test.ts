@@ -16,7 +16,8 @@ import { parseGatePolicy } from "./policy_file.ts";
 const SERVER = [
   Deno.execPath(),
   "run",
-  "--allow-env=PINNED_DESCRIPTION,PINNED_EXTRA",
+  "--allow-read",
+  "--allow-env=PINNED_DESCRIPTION,PINNED_EXTRA,PINNED_DESCRIPTION_FILE,PINNED_EXTRA_FILE,PINNED_PAGES",
   new URL("./testdata/pinned_server.ts", import.meta.url).pathname,
 ];
 
@@ -164,6 +165,72 @@ Deno.test("the policy file's pins key names the pins file, beside the policy", a
   assert.throws(
     () => parseGatePolicy({ pins: 3 }),
     /pins: expected the pins file's path, got number/,
+  );
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("a first tool list that never ends pins nothing: a tool added later is not run unasked", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "gate-pins-" });
+  const policy = `${dir}/policy.yaml`;
+  await Deno.writeTextFile(policy, "unprobed: allow\n");
+  const extra = `${dir}/extra`;
+
+  for (const pages of ["endless", "loop"]) {
+    await t.step(
+      `every page has a next cursor (${pages}), --new-tools deny: the added tool is withheld`,
+      async () => {
+        const pins = `${dir}/${pages}.json`;
+        await Deno.remove(extra).catch(() => {});
+        await using gate = await startGateProcess(
+          ["--policy", policy, "--pins", pins, "--new-tools", "deny"],
+          SERVER,
+          { env: { PINNED_PAGES: pages, PINNED_EXTRA_FILE: extra } },
+        );
+        const first = await rpc(gate, "tools/list");
+        assert.deepEqual(names(first), ["note"]);
+        assert.equal(typeof first.result.nextCursor, "string");
+        // The server adds a tool while its "first" list is still going.
+        await Deno.writeTextFile(extra, "");
+        assert.deepEqual(names(await rpc(gate, "tools/list")), [
+          "note",
+          "extra",
+        ]);
+        const refused = await callTool(gate, "extra");
+        assert.equal(refused.result.isError, true);
+        assert.match(
+          textOf(refused),
+          /The gate withholds the tool extra: it is new since the server's tools were pinned \(newTools: deny\)/,
+        );
+        await gate.waitForStderr(
+          pages === "loop"
+            ? /the server's first tool list is not pinned: it gave a cursor twice/
+            : /the server's first tool list is not pinned: it did not end within 100 pages/,
+        );
+        const file = JSON.parse(await Deno.readTextFile(pins));
+        assert.deepEqual(file.tools, {});
+        assert.deepEqual(Object.keys(file.pending).sort(), ["extra", "note"]);
+        // The first tool is no more trusted than the added one.
+        const note = await callTool(gate, "note");
+        assert.match(textOf(note), /The gate withholds the tool note/);
+      },
+    );
+  }
+
+  await t.step(
+    "pins accept -- COMMAND refuses a list that never ends",
+    async () => {
+      const pins = `${dir}/accept.json`;
+      const accepted = await runGate(
+        ["pins", "accept", pins, "--", ...SERVER],
+        { PINNED_PAGES: "endless" },
+      );
+      assert.equal(accepted.code, 2);
+      assert.match(
+        accepted.stderr,
+        /The server's tool list does not end: more than 100 pages/,
+      );
+      await assert.rejects(Deno.stat(pins), Deno.errors.NotFound);
+    },
   );
   await Deno.remove(dir, { recursive: true });
 });
