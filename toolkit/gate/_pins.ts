@@ -372,7 +372,7 @@ export class Pins {
     action: "withheld" | "ask",
   ): PinState {
     const accept =
-      `Review it with "deno task gate pins review ${this.#path}" and accept it with "deno task gate pins accept ${this.#path} ${name}".`;
+      `Review it with "deno task gate pins review ${this.#path}" and accept it with "deno task gate pins accept ${this.#path} ${name}@DIGEST" (the digest the review shows).`;
     if (action === "ask") {
       return {
         kind: "ask",
