@@ -11,7 +11,8 @@ export const USAGE =
        deno run -A toolkit/gate/main.ts --policy FILE [options] --url URL [--header 'Name: value']...
        deno run -A toolkit/gate/main.ts audit verify FILE
        deno run -A toolkit/gate/main.ts pins review FILE
-       deno run -A toolkit/gate/main.ts pins accept FILE [TOOL...] [-- COMMAND [ARGS...] | --url URL [--header 'Name: value']...]
+       deno run -A toolkit/gate/main.ts pins accept FILE TOOL@DIGEST...
+       deno run -A toolkit/gate/main.ts pins accept FILE [TOOL[@DIGEST]...] (-- COMMAND [ARGS...] | --url URL [--header 'Name: value']...)
 
 Runs the MCP server COMMAND (or speaks to the one at URL) behind a policy:
 each tools/call is probed for its permission patterns and allowed, refused,

@@ -171,7 +171,9 @@ export class Gatekeeper {
     let round = era !== undefined && params.requestState !== undefined
       ? await this.#pending.withCancel(call, this.#rounds.read(name, params))
       : undefined;
-    if (this.#tools.get(name) === undefined) {
+    // A first list not yet pinned is finished first: its tools are pinned
+    // only once it has ended.
+    if (this.#tools.get(name) === undefined || this.#pins?.recording) {
       await this.#pending.withCancel(call, this.#tools.fetch(era));
     }
     // A tool the server does not list, even in a fresh list, is decided as

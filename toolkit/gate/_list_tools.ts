@@ -7,11 +7,16 @@ import { StdioTransport } from "../stdio/mod.ts";
 import { isRecord } from "../_util/json_type.ts";
 import type { ServerProcess } from "./_server_process.ts";
 import { stopServer } from "./_shutdown.ts";
-
-const MAX_PAGES = 1000;
+import { MAX_LIST_PAGES } from "./_tool_list.ts";
 const PROTOCOL_VERSION = "2025-11-25";
 
-/** Lists every tool of the server `child`, then stops it. */
+/**
+ * Lists every tool of the server `child`, then stops it.
+ *
+ * @throws {Error} When the list does not end: after
+ * {@linkcode MAX_LIST_PAGES} pages, or at a cursor given twice (part of a
+ * list is not the server's list).
+ */
 export async function listTools(
   child: ServerProcess,
   log: (line: string) => void,
@@ -55,8 +60,9 @@ export async function listTools(
       method: "notifications/initialized",
     });
     const tools: Record<string, unknown>[] = [];
+    const cursors = new Set<string>();
     let cursor: unknown;
-    for (let page = 0; page < MAX_PAGES; page++) {
+    for (let page = 0; page < MAX_LIST_PAGES; page++) {
       const result = await request(
         "tools/list",
         typeof cursor === "string" ? { cursor } : {},
@@ -65,9 +71,17 @@ export async function listTools(
         tools.push(...result.tools.filter(isRecord));
       }
       cursor = result.nextCursor;
-      if (typeof cursor !== "string") break;
+      if (typeof cursor !== "string") return tools;
+      if (cursors.has(cursor)) {
+        throw new Error(
+          "The server's tool list does not end: it gave a cursor twice",
+        );
+      }
+      cursors.add(cursor);
     }
-    return tools;
+    throw new Error(
+      `The server's tool list does not end: more than ${MAX_LIST_PAGES} pages`,
+    );
   } finally {
     await transport.close().catch(() => {});
     await child.closeStdin();

@@ -6,6 +6,14 @@
 // new since the pins is decided by `newTools`: allow pins it, deny
 // withholds it, ask (the default) lists it and asks before each call. An
 // accept made while the gate runs counts from the next list or call.
+//
+// The first list pins only once it has ended (a page without a next
+// cursor): until then its tools are a draft, decided as new tools. A list
+// that does not end within MAX_LIST_PAGES pages, or whose walk by the gate
+// gives a cursor twice, is never pinned: its tools stay new tools, in
+// this run and the next (the file holds them as pending). Pages
+// are reviewed one at a time, and a call's check waits for the reviews
+// under way, so a call right after a list sees that list's pins.
 
 import { dirname, resolve } from "node:path";
 import type { Decision } from "../policy/mod.ts";
@@ -14,11 +22,13 @@ import { isRecord } from "../_util/json_type.ts";
 import type { AuditSink } from "./_audit.ts";
 import type { Verdict } from "./_decide.ts";
 import { parsePolicyText } from "./_policy_source.ts";
+import { MAX_LIST_PAGES } from "./_tool_list.ts";
 import {
   changedFields,
   definitionOf,
   digestOf,
   type PendingPin,
+  type Pin,
   type PinData,
   PINNED_FIELDS,
   readPins,
@@ -53,12 +63,16 @@ export class Pins {
   #data: PinData;
   #text: string | undefined;
   #options: PinsOptions;
-  // Pinning the first list: from a file with no pins, until a page without
-  // a next cursor.
-  #recording: boolean;
+  // The first list while it has not ended: from a file with no pins nor
+  // changes pending, until a page without a next cursor (then pinned) or
+  // the walk's bound (then dropped: its tools are new tools, pending).
+  #draft: Map<string, Seen> | undefined;
+  #draftPages = 0;
   #seen = new Map<string, Seen>();
   #states = new Map<string, PinState>();
   #writes: Promise<unknown> = Promise.resolve();
+  // Reviews and checks, one at a time in the order they came.
+  #queue: Promise<unknown> = Promise.resolve();
 
   private constructor(
     path: string,
@@ -69,7 +83,11 @@ export class Pins {
     this.#data = snapshot.data;
     this.#text = snapshot.text;
     this.#options = options;
-    this.#recording = Object.keys(snapshot.data.tools).length === 0;
+    // A file with changes pending is not fresh: its list was not pinned.
+    const { tools, pending } = snapshot.data;
+    if (Object.keys({ ...tools, ...pending }).length === 0) {
+      this.#draft = new Map();
+    }
   }
 
   /** Reads the pins file at `path` (none yet: the first list pins). */
@@ -83,16 +101,65 @@ export class Pins {
   }
 
   /**
-   * Reviews one page of a `tools/list` result: pins, withholds or marks
-   * each tool; resolves with the page the host may see.
+   * Whether the first list is still to be pinned: the gate lists the
+   * tools itself before it decides a call, to finish it.
    */
-  async review(
+  get recording(): boolean {
+    return this.#draft !== undefined;
+  }
+
+  /**
+   * Reviews one page of a `tools/list` result: pins, withholds or marks
+   * each tool; resolves with the page the host may see. Pages are reviewed
+   * one at a time, in the order they came.
+   */
+  review(
+    result: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    return this.#serially(() => this.#review(result));
+  }
+
+  /**
+   * The gate's own walk of the list ended before its last page (`why`):
+   * a first list not yet pinned never will be; its tools are new tools.
+   */
+  unfinished(why: string): Promise<void> {
+    return this.#serially(() => this.#dropDraft(why));
+  }
+
+  /**
+   * What the pins say about a call of `name`: withheld, asked, or nothing
+   * (`undefined`). Waits for the reviews under way, and reads the file
+   * again first, so an accept counts at once.
+   */
+  check(name: string): Promise<PinState | undefined> {
+    return this.#serially(async () => {
+      if (!this.#states.has(name)) return undefined;
+      await this.#reload();
+      return this.#states.get(name);
+    });
+  }
+
+  /** Waits for the reviews and file writes under way. */
+  async close(): Promise<void> {
+    await this.#queue;
+    await this.#writes;
+  }
+
+  #serially<T>(task: () => Promise<T>): Promise<T> {
+    const done = this.#queue.then(task);
+    this.#queue = done.catch(() => {});
+    return done;
+  }
+
+  async #review(
     result: Record<string, unknown>,
   ): Promise<Record<string, unknown>> {
     if (!Array.isArray(result.tools)) return result;
     await this.#reload();
-    const recording = this.#recording;
-    if (typeof result.nextCursor !== "string") this.#recording = false;
+    if (this.#draft !== undefined && ++this.#draftPages > MAX_LIST_PAGES) {
+      await this.#dropDraft(`it did not end within ${MAX_LIST_PAGES} pages`);
+    }
     const pins: Record<string, { digest: string; definition: ToolDefinition }> =
       {};
     const pending: Record<string, PendingPin> = {};
@@ -108,17 +175,18 @@ export class Pins {
       const digest = await digestOf(definition);
       this.#seen.set(name, { digest, definition });
       const pin = this.#data.tools[name];
-      if (pin === undefined && (recording || this.newTools === "allow")) {
+      if (pin === undefined && this.#draft !== undefined) {
+        // Pinned once the list ends; until then, a new tool.
+        this.#draft.set(name, { digest, definition });
+        const state = this.#draftState(name);
+        if (state === undefined) this.#states.delete(name);
+        else this.#states.set(name, state);
+        shown.push(tool);
+        continue;
+      }
+      if (pin === undefined && this.newTools === "allow") {
         pins[name] = { digest, definition };
-        if (!recording) {
-          this.#note(
-            name,
-            "added",
-            [...fieldsOf(definition)],
-            digest,
-            "pinned",
-          );
-        }
+        this.#note(name, "added", [...fieldsOf(definition)], digest, "pinned");
         shown.push(tool);
         continue;
       }
@@ -149,34 +217,72 @@ export class Pins {
         this.#note(name, change, fields, digest, action);
       }
     }
-    if (
-      Object.keys(pins).length > 0 || Object.keys(pending).length > 0 ||
-      resolved.length > 0
-    ) {
-      await this.#write((data) => {
-        Object.assign(data.tools, pins);
-        for (const name of [...Object.keys(pins), ...resolved]) {
-          delete data.pending[name];
-        }
-        Object.assign(data.pending, pending);
-      });
+    if (this.#draft !== undefined && typeof result.nextCursor !== "string") {
+      // The first list has ended: all of it is pinned.
+      for (const [name, seen] of this.#draft) {
+        // One pinned meanwhile (pins accept) is reviewed at the next list.
+        if (this.#data.tools[name] !== undefined) continue;
+        pins[name] = seen;
+        this.#states.delete(name);
+      }
+      this.#draft = undefined;
     }
+    await this.#save(pins, pending, resolved);
     return { ...result, tools: shown };
   }
 
-  /**
-   * What the pins say about a call of `name`: withheld, asked, or nothing
-   * (`undefined`). Reads the file again first, so an accept counts at once.
-   */
-  async check(name: string): Promise<PinState | undefined> {
-    if (!this.#states.has(name)) return undefined;
-    await this.#reload();
-    return this.#states.get(name);
+  /** A first list that will not end: its tools are new tools from now on. */
+  async #dropDraft(why: string): Promise<void> {
+    const draft = this.#draft;
+    if (draft === undefined) return;
+    this.#draft = undefined;
+    this.#options.log(
+      `the server's first tool list is not pinned: ${why}; its tools are new tools (newTools: ${this.newTools})`,
+    );
+    const pins: Record<string, Pin> = {};
+    const pending: Record<string, PendingPin> = {};
+    for (const [name, { digest, definition }] of draft) {
+      if (this.#data.tools[name]?.digest === digest) continue;
+      const fields = fieldsOf(definition);
+      if (this.newTools === "allow") {
+        pins[name] = { digest, definition };
+        this.#states.delete(name);
+        this.#note(name, "added", fields, digest, "pinned");
+        continue;
+      }
+      const action = this.newTools === "ask" ? "ask" : "withheld";
+      this.#states.set(name, this.#stateOf(name, "added", fields, action));
+      pending[name] = {
+        digest,
+        definition,
+        change: "added",
+        fields,
+        seen: new Date().toISOString(),
+      };
+      this.#note(name, "added", fields, digest, action);
+    }
+    await this.#save(pins, pending, []);
   }
 
-  /** Waits for the file writes under way. */
-  async close(): Promise<void> {
-    await this.#writes;
+  /** Writes new pins and pending changes, and drops the pending changes resolved. */
+  async #save(
+    pins: Record<string, Pin>,
+    pending: Record<string, PendingPin>,
+    resolved: readonly string[],
+  ): Promise<void> {
+    if (
+      Object.keys(pins).length === 0 && Object.keys(pending).length === 0 &&
+      resolved.length === 0
+    ) {
+      return;
+    }
+    await this.#write((data) => {
+      Object.assign(data.tools, pins);
+      for (const name of [...Object.keys(pins), ...resolved]) {
+        delete data.pending[name];
+      }
+      Object.assign(data.pending, pending);
+    });
   }
 
   /** Reads the file again when it changed, and what it accepts is let through. */
@@ -197,6 +303,7 @@ export class Pins {
     for (const [name, seen] of this.#seen) {
       if (this.#data.tools[name]?.digest === seen.digest) {
         this.#states.delete(name);
+        this.#draft?.delete(name);
       }
     }
   }
@@ -246,6 +353,18 @@ export class Pins {
     });
   }
 
+  /** A call of a tool of the first list before that list has ended. */
+  #draftState(name: string): PinState | undefined {
+    const why =
+      `The tool "${name}" is not pinned yet: the server's tool list has not ended, and the gate pins a whole list (newTools: ${this.newTools}).`;
+    if (this.newTools === "allow") return undefined;
+    if (this.newTools === "ask") return { kind: "ask", why };
+    return {
+      kind: "withheld",
+      refusal: `The gate withholds the tool ${name}: ${why} Nothing was run.`,
+    };
+  }
+
   #stateOf(
     name: string,
     change: "changed" | "added",
@@ -253,7 +372,7 @@ export class Pins {
     action: "withheld" | "ask",
   ): PinState {
     const accept =
-      `Review it with "deno task gate pins review ${this.#path}" and accept it with "deno task gate pins accept ${this.#path} ${name}".`;
+      `Review it with "deno task gate pins review ${this.#path}" and accept it with "deno task gate pins accept ${this.#path} ${name}@DIGEST" (the digest the review shows).`;
     if (action === "ask") {
       return {
         kind: "ask",

@@ -1,10 +1,14 @@
 // Internal: `gate pins review FILE` shows what changed since the tools
-// were pinned; `gate pins accept FILE [TOOL...]` pins what the gate saw
-// (all of it, or the tools named), or, with `-- COMMAND` or `--url URL`
-// after them, what the server lists now (it is started, or connected to,
-// once to list its tools). Exit 0 on
-// success, 1 when a named tool has nothing to accept, 2 for a bad command
-// line or a file that cannot be read or written.
+// were pinned, each change with its digest; `gate pins accept FILE
+// TOOL@DIGEST...` pins a change the gate saw, and only the one reviewed:
+// when the pending change's digest is no longer DIGEST (the server changed
+// the tool again since the review), nothing is accepted. With `-- COMMAND`
+// or `--url URL` after the tools, it pins what the server lists now (it is
+// started, or connected to, once to list its tools): the tools named with
+// a digest only if they still have it, the others (all of them when none
+// is named) as listed, each printed with its digest. Exit 0 on success, 1
+// when a named tool has nothing to accept or changed since the review, 2
+// for a bad command line or a file that cannot be read or written.
 
 import { messageOf } from "./_log.ts";
 import { listTools } from "./_list_tools.ts";
@@ -25,6 +29,9 @@ import { checkServerChoice, headerOf } from "./_cli.ts";
 /** How much of a changed field is shown. */
 const SHOWN = 300;
 
+/** A tool named with the digest its review showed: `TOOL@DIGEST`. */
+const WITH_DIGEST = /^(.+)@([0-9a-f]{64})$/;
+
 /** Runs `pins <args>`; resolves with the exit status. */
 export async function pinsCommand(args: readonly string[]): Promise<number> {
   const [action, path, ...rest] = args;
@@ -33,7 +40,7 @@ export async function pinsCommand(args: readonly string[]): Promise<number> {
     (action === "review" && rest.length > 0)
   ) {
     console.error(
-      `forge gate: Expected pins review FILE or pins accept FILE [TOOL...] [-- COMMAND | --url URL], got pins ${
+      `forge gate: Expected pins review FILE or pins accept FILE TOOL@DIGEST... or pins accept FILE [TOOL[@DIGEST]...] (-- COMMAND | --url URL), got pins ${
         args.join(" ")
       }`,
     );
@@ -62,9 +69,11 @@ async function review(path: string): Promise<number> {
   for (const [name, seen] of pending) {
     console.log(describe(name, seen, data.tools[name]));
   }
+  // The digests name what was shown here: an accept of them refuses a
+  // definition that changed after this review.
   console.log(
-    `\nAccept with: deno task gate pins accept ${path} ${
-      pending.map(([name]) => name).join(" ")
+    `\nAccept what is shown with: deno task gate pins accept ${path} ${
+      pending.map(([name, seen]) => `${name}@${seen.digest}`).join(" ")
     }`,
   );
   return 0;
@@ -82,6 +91,7 @@ function describe(
       : `${name}: changed since it was pinned: ${
         seen.fields.join(", ")
       } (seen ${seen.seen})`,
+    `  digest: ${seen.digest}`,
   ];
   const fields = pin === undefined
     ? Object.keys(seen.definition)
@@ -111,26 +121,28 @@ function shown(value: unknown): string {
 
 /** Where `pins accept` lists the tools now: a command, a URL, or neither. */
 interface AcceptArgs {
-  names: string[];
+  /** Each tool named, with the digest it was named with, if any. */
+  names: { name: string; digest: string | undefined }[];
   command: string[];
   url: string | undefined;
   headers: [string, string][];
 }
 
 /**
- * `[TOOL...] [-- COMMAND...]` or `[TOOL...] --url URL [--header LINE]...`.
+ * `TOOL@DIGEST...`, `[TOOL[@DIGEST]...] -- COMMAND...` or
+ * `[TOOL[@DIGEST]...] --url URL [--header LINE]...`.
  *
  * @throws {Error} Saying what was wrong and what was expected (a
  * `UsageError` for the server's URL, command and headers).
  */
-function acceptArgs(rest: readonly string[]): AcceptArgs {
+function acceptArgs(path: string, rest: readonly string[]): AcceptArgs {
   const separator = rest.indexOf("--");
   const before = separator === -1 ? [...rest] : rest.slice(0, separator);
   const command = separator === -1 ? [] : rest.slice(separator + 1);
   if (separator !== -1 && command.length === 0) {
     throw new Error('Missing the server command after "--"');
   }
-  const names: string[] = [];
+  const names: AcceptArgs["names"] = [];
   const headers: [string, string][] = [];
   let url: string | undefined;
   for (let i = 0; i < before.length; i++) {
@@ -138,10 +150,15 @@ function acceptArgs(rest: readonly string[]): AcceptArgs {
     if (arg !== "--url" && arg !== "--header") {
       if (arg.startsWith("-")) {
         throw new Error(
-          `Unknown option: ${arg}: expected tool names, then -- COMMAND or --url URL [--header 'Name: value']`,
+          `Unknown option: ${arg}: expected tool names (TOOL@DIGEST as pins review shows), then -- COMMAND or --url URL [--header 'Name: value']`,
         );
       }
-      names.push(arg);
+      const named = WITH_DIGEST.exec(arg);
+      names.push(
+        named === null
+          ? { name: arg, digest: undefined }
+          : { name: named[1], digest: named[2] },
+      );
       continue;
     }
     const value = before[++i];
@@ -151,6 +168,19 @@ function acceptArgs(rest: readonly string[]): AcceptArgs {
     else url = value;
   }
   checkServerChoice(command, url, headers);
+  const bare = names.filter(({ digest }) => digest === undefined);
+  if (command.length === 0 && url === undefined) {
+    // What the gate saw is accepted only as reviewed: by its digest.
+    if (names.length === 0 || bare.length > 0) {
+      throw new Error(
+        `Expected each tool with the digest "pins review" shows, as TOOL@DIGEST, got ${
+          names.length === 0
+            ? "no tool"
+            : bare.map(({ name }) => name).join(", ")
+        }: run "deno task gate pins review ${path}" and accept what it shows (or give the server after -- or --url to pin what it lists now)`,
+      );
+    }
+  }
   return { names, command, url, headers };
 }
 
@@ -166,8 +196,7 @@ async function openServer(
 }
 
 async function accept(path: string, rest: readonly string[]): Promise<number> {
-  const args = acceptArgs(rest);
-  const { names } = args;
+  const args = acceptArgs(path, rest);
   let live: Map<string, Pin> | undefined;
   if (args.command.length > 0 || args.url !== undefined) {
     const log = (line: string) => console.error(`forge gate: ${line}`);
@@ -179,44 +208,77 @@ async function accept(path: string, rest: readonly string[]): Promise<number> {
       live.set(tool.name, { digest: await digestOf(definition), definition });
     }
   }
-  const accepted: string[] = [];
-  const missing: string[] = [];
+  let accepted: [string, Pin][] = [];
+  let refused: string[] = [];
   await updatePins(path, (data) => {
     // Runs again when the file changed meanwhile: only the last run counts.
-    accepted.length = 0;
-    missing.length = 0;
-    const source: Map<string, Pin> = live ??
-      new Map(
-        Object.entries(data.pending).map((
-          [name, { digest, definition }],
-        ) => [name, { digest, definition }]),
-      );
-    const wanted = names.length > 0 ? names : [...source.keys()];
-    for (const name of wanted) {
-      const pin = source.get(name);
+    accepted = [];
+    refused = [];
+    const settled: string[] = [];
+    const wanted = args.names.length > 0
+      ? args.names
+      : [...(live?.keys() ?? [])].map((name) => ({
+        name,
+        digest: undefined,
+      }));
+    for (const { name, digest } of wanted) {
+      const pin = live !== undefined ? live.get(name) : data.pending[name];
+      // Accepted before, as reviewed: nothing left to do.
+      if (
+        pin === undefined && digest !== undefined &&
+        data.tools[name]?.digest === digest
+      ) continue;
       if (pin === undefined) {
-        missing.push(name);
+        refused.push(
+          `Nothing to accept for ${name}: ${
+            live === undefined
+              ? "no change seen by the gate"
+              : "the server does not list it"
+          }`,
+        );
         continue;
       }
+      if (digest !== undefined && pin.digest !== digest) {
+        refused.push(
+          `Not accepted: ${name}: its definition is not the one with digest ${digest} (${
+            live === undefined
+              ? "it changed after the review; review it again"
+              : "the server lists another one now"
+          })`,
+        );
+        continue;
+      }
+      if (data.tools[name]?.digest === pin.digest) {
+        settled.push(name);
+        continue;
+      }
+      accepted.push([name, {
+        digest: pin.digest,
+        definition: pin.definition,
+      }]);
+    }
+    // All or nothing: a refused tool leaves the file as it was.
+    if (refused.length > 0) return;
+    for (const name of settled) delete data.pending[name];
+    for (const [name, pin] of accepted) {
       delete data.pending[name];
-      if (data.tools[name]?.digest === pin.digest) continue;
       data.tools[name] = pin;
-      accepted.push(name);
     }
   });
-  for (const name of accepted) console.log(`accepted ${name}`);
-  if (accepted.length === 0 && missing.length === 0) {
-    console.log(`${path}: nothing to accept`);
-  }
-  if (missing.length > 0) {
-    console.error(
-      `forge gate: Nothing to accept for ${missing.join(", ")}: ${
-        live === undefined
-          ? "no change seen by the gate (give the server command after -- or its --url to pin what it lists now)"
-          : "the server does not list it"
-      }`,
-    );
+  if (refused.length > 0) {
+    for (const line of refused) console.error(`forge gate: ${line}`);
+    console.error("forge gate: Nothing was accepted");
     return 1;
   }
+  for (const [name, pin] of accepted) {
+    console.log(
+      `accepted ${name}@${pin.digest}${
+        live === undefined
+          ? ""
+          : `: ${shown(pin.definition.description)} (as listed now)`
+      }`,
+    );
+  }
+  if (accepted.length === 0) console.log(`${path}: nothing to accept`);
   return 0;
 }

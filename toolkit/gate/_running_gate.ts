@@ -87,11 +87,10 @@ export class RunningGate {
       { telemetry: options.telemetry },
     );
     this.#pending = new PendingCalls(this.#relay);
-    const pins = options.pins;
-    this.#pins = pins;
+    this.#pins = options.pins;
     this.#tools = new ToolList(
       (method, params) => this.#relay.requestServer(method, params).answer,
-      pins === undefined ? undefined : (result) => pins.review(result),
+      options.pins,
     );
     this.#gatekeeper = new Gatekeeper(this.#relay, this.#pending, {
       source: options.source,

@@ -21,24 +21,30 @@ export type RequestServer = (
   params: Record<string, unknown>,
 ) => Promise<JsonRpcMessage>;
 
-/** Reviews a page of the list (pins): resolves with the page the host may see. */
-export type ReviewList = (
-  result: Record<string, unknown>,
-) => Promise<Record<string, unknown>>;
+/** What reviews the list (the pins). */
+export interface ListReviewer {
+  /** Reviews one page: resolves with the page the host may see. */
+  review(result: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** The gate's own walk of the list ended before its last page. */
+  unfinished(why: string): Promise<void>;
+}
 
-/** A walk of the list stops after this many pages. */
-const MAX_PAGES = 1000;
+/**
+ * A walk of the list stops after this many pages, or at a cursor it has
+ * had before: a list that goes on is a server that never finishes it.
+ */
+export const MAX_LIST_PAGES = 100;
 
 /** The server's tools, as far as the gate has seen them. */
 export class ToolList {
   #tools = new Map<string, ToolInfo>();
   #fetching: Promise<void> | undefined;
   #request: RequestServer;
-  #review: ReviewList | undefined;
+  #reviewer: ListReviewer | undefined;
 
-  constructor(request: RequestServer, review?: ReviewList) {
+  constructor(request: RequestServer, reviewer?: ListReviewer) {
     this.#request = request;
-    this.#review = review;
+    this.#reviewer = reviewer;
   }
 
   /** The names of the tools seen. */
@@ -58,11 +64,11 @@ export class ToolList {
   learn(
     result: Record<string, unknown>,
   ): Promise<Record<string, unknown>> | undefined {
-    if (this.#review === undefined) {
+    if (this.#reviewer === undefined) {
       this.#learn(result);
       return undefined;
     }
-    return this.#review(result).then((shown) => {
+    return this.#reviewer.review(result).then((shown) => {
       // Withheld tools are known too: their calls are refused, not unlisted.
       this.#learn(result);
       return shown;
@@ -90,13 +96,16 @@ export class ToolList {
 
   /**
    * Asks the server for its whole list (every page), with `era`'s `_meta`
-   * on each request; calls that need it meanwhile share one walk.
+   * on each request; calls that need it meanwhile share one walk. A walk
+   * that ends before the last page (after {@linkcode MAX_LIST_PAGES}, or
+   * at a repeated cursor) is told to the reviewer.
    */
   fetch(era: Record<string, unknown> | undefined): Promise<void> {
     this.#fetching ??= (async () => {
       let cursor: unknown;
-      // A bounded walk: a server repeating a cursor cannot hold a call forever.
-      for (let page = 0; page < MAX_PAGES; page++) {
+      const cursors = new Set<string>();
+      // A bounded walk: a server whose list goes on cannot hold a call forever.
+      for (let page = 0; page < MAX_LIST_PAGES; page++) {
         const answer = await this.#request("tools/list", {
           ...(typeof cursor === "string" ? { cursor } : {}),
           ...(era === undefined ? {} : { _meta: era }),
@@ -105,7 +114,15 @@ export class ToolList {
         await this.learn(answer.result);
         cursor = answer.result.nextCursor;
         if (typeof cursor !== "string") return;
+        if (cursors.has(cursor)) {
+          await this.#reviewer?.unfinished("it gave a cursor twice");
+          return;
+        }
+        cursors.add(cursor);
       }
+      await this.#reviewer?.unfinished(
+        `it did not end within ${MAX_LIST_PAGES} pages`,
+      );
     })().finally(() => this.#fetching = undefined);
     return this.#fetching;
   }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { JsonRpcMessage } from "../jsonrpc/mod.ts";
-import { ToolList } from "./_tool_list.ts";
+import { MAX_LIST_PAGES, ToolList } from "./_tool_list.ts";
 
 const PROBED = { _meta: { "forge.supports_permission_patterns": true } };
 
@@ -39,21 +39,51 @@ Deno.test("ToolList fetches every page in the call's revision, one walk for all"
   assert.deepEqual(asked.slice(2), [{}, { cursor: "2" }], "a new walk");
 });
 
-Deno.test("ToolList stops at an error answer, and after 1000 pages of a repeated cursor", async () => {
-  let pages = 0;
-  const looping = new ToolList(() => {
-    pages++;
-    return Promise.resolve(result({ tools: [], nextCursor: "same" }));
+Deno.test("ToolList stops at an error answer, at a repeated cursor, and after 100 pages, and says the list did not end", async (t) => {
+  const walk = async (cursorOf: (page: number) => string) => {
+    let pages = 0;
+    const unfinished: string[] = [];
+    const tools = new ToolList(() => {
+      pages++;
+      return Promise.resolve(
+        result({ tools: [{ name: "a" }], nextCursor: cursorOf(pages) }),
+      );
+    }, {
+      review: (page) => Promise.resolve(page),
+      unfinished: (why) => {
+        unfinished.push(why);
+        return Promise.resolve();
+      },
+    });
+    await tools.fetch(undefined);
+    assert.deepEqual(tools.get("a"), { probed: false });
+    return { pages, unfinished };
+  };
+  await t.step("a cursor given twice ends the walk", async () => {
+    assert.deepEqual(await walk(() => "same"), {
+      pages: 2,
+      unfinished: ["it gave a cursor twice"],
+    });
+    assert.deepEqual(await walk((page) => String(page % 3)), {
+      pages: 4,
+      unfinished: ["it gave a cursor twice"],
+    });
   });
-  await looping.fetch(undefined);
-  assert.equal(pages, 1000);
-  const failing = new ToolList(() =>
-    Promise.resolve({
-      jsonrpc: "2.0",
-      id: "forge-gate:1",
-      error: { code: -32601, message: "no tools" },
-    })
-  );
-  await failing.fetch(undefined);
-  assert.equal(failing.get("a"), undefined);
+  await t.step(`new cursors end it after ${MAX_LIST_PAGES} pages`, async () => {
+    assert.deepEqual(await walk(String), {
+      pages: MAX_LIST_PAGES,
+      unfinished: ["it did not end within 100 pages"],
+    });
+  });
+  await t.step("an error answer ends it", async () => {
+    const failing = new ToolList(() =>
+      Promise.resolve({
+        jsonrpc: "2.0",
+        id: "forge-gate:1",
+        error: { code: -32601, message: "no tools" },
+      })
+    );
+    await failing.fetch(undefined);
+    assert.equal(failing.get("a"), undefined);
+  });
 });

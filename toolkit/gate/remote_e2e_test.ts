@@ -208,7 +208,10 @@ Deno.test("pins accept --url pins what the remote server lists now, with its hea
       assert.equal(run.code, 0, run.stderr);
       assert.ok(traces.length >= 2, `${traces.length} requests`);
       assert.deepEqual(new Set(traces), new Set(["pins"]));
-      assert.equal(run.stdout, "accepted hello\n");
+      assert.match(
+        run.stdout,
+        /^accepted hello@[0-9a-f]{64}: ".+" \(as listed now\)\n$/,
+      );
       const file = JSON.parse(await Deno.readTextFile(pins));
       assert.deepEqual(Object.keys(file.tools), ["hello"]);
       assert.match(file.tools.hello.digest, /^[0-9a-f]{64}$/);
