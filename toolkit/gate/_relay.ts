@@ -3,13 +3,18 @@
 // gate's own requests on the same connections and routes their answers
 // back, and hands the few messages the gate acts on (a host's tools/call,
 // its cancellations, its initialize, the server's tool list) to the
-// handlers it is started with. It decides nothing.
+// handlers it is started with. It decides nothing. The server's answers
+// reach the host only for a request the relay forwarded, once each: an
+// answer under any other id (a call still being decided) is dropped.
 
 import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/mod.ts";
 import { RPC_ERROR } from "../jsonrpc/mod.ts";
 import { StdioTransport } from "../stdio/mod.ts";
 import { IdSpace } from "./_ids.ts";
 import type { GateTelemetry } from "./_telemetry.ts";
+
+/** How much of an id a log line quotes: a server chooses its length. */
+const ID_IN_LOG = 80;
 
 /** A request from the host. */
 export type HostRequest = Extract<
@@ -292,10 +297,17 @@ export class Relay {
       pending?.resolve(message);
       return;
     }
+    // Matched by exact id, type and value (a Map's keys): "39" is not 39.
     const forwarded = this.#forwarded.get(id);
     if (forwarded === undefined) {
-      // An answer to a request the host cancelled, or one the gate never saw.
-      if (this.#serverIds.settle(id) === id) this.toHost(message);
+      // Not a request the gate forwarded and still waits on: one cancelled
+      // or answered already, or a call still being decided (never sent).
+      // A host would take it for the answer, unreviewed: it is dropped.
+      this.#log(
+        `dropped an answer from the server under id ${
+          describeId(id)
+        }: no request forwarded under that id waits for it`,
+      );
       return;
     }
     this.#forwarded.delete(id);
@@ -432,4 +444,10 @@ export class Relay {
     await this.#server.close().catch(() => {});
     await this.#host.close().catch(() => {});
   }
+}
+
+/** An id for a log line: JSON, so that "39" and 39 differ, and cut short. */
+function describeId(id: JsonRpcId): string {
+  const text = JSON.stringify(id);
+  return text.length > ID_IN_LOG ? `${text.slice(0, ID_IN_LOG)}…` : text;
 }
