@@ -86,10 +86,9 @@ Deno.test("relay drops a tools/list answer under the string twin of the host's i
     );
     assert.deepEqual(answersUnder(gate, twin), []);
     await gate.waitForStderr(
+      // The id as JSON: "39" for the string, 40 for the number.
       new RegExp(
-        `dropped an answer from the server under id ${
-          JSON.stringify(JSON.stringify(twin)).slice(1, -1)
-        }`,
+        `dropped an answer from the server under id ${JSON.stringify(twin)}:`,
       ),
     );
   }
