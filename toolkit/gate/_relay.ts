@@ -2,14 +2,19 @@
 // message through both ways with ids kept straight (see _ids.ts), sends the
 // gate's own requests on the same connections and routes their answers
 // back, and hands the few messages the gate acts on (a host's tools/call,
-// its cancellations, its initialize, the server's tool list) to the
-// handlers it is started with. It decides nothing.
+// its cancellations, its initialize, the server's tool list, the roots) to
+// the handlers it is started with. It decides nothing. The server's answers
+// reach the host only for a request the relay forwarded, once each: an
+// answer under any other id (a call still being decided) is dropped.
 
 import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/mod.ts";
 import { RPC_ERROR } from "../jsonrpc/mod.ts";
 import { StdioTransport } from "../stdio/mod.ts";
 import { IdSpace } from "./_ids.ts";
 import type { GateTelemetry } from "./_telemetry.ts";
+
+/** How much of an id a log line quotes: a server chooses its length. */
+const ID_IN_LOG = 80;
 
 /** A request from the host. */
 export type HostRequest = Extract<
@@ -37,6 +42,15 @@ export interface RelayHandlers {
   cancel(requestId: JsonRpcId, reason: unknown): boolean;
   /** The params of the host's `initialize` (forwarded as well). */
   initialize(params: Record<string, unknown> | undefined): void;
+  /** The params of a host's request `method` as the server gets them. */
+  forwarding(
+    method: string,
+    params: Record<string, unknown> | undefined,
+  ): Record<string, unknown> | undefined;
+  /** A server's request the gate answers itself; `undefined` passes it to the host. */
+  serverRequest(method: string): Reply | undefined;
+  /** The host's `notifications/roots/list_changed`: `true` passes it on. */
+  rootsChanged(): boolean;
   /**
    * The result of a host's `tools/list`, passed on as it is, or as the
    * promise returned says (the host's answers wait for it, in order).
@@ -97,6 +111,8 @@ export class Relay {
   #hostIds = new IdSpace();
   // Host requests forwarded to the server, by the id they went out under.
   #forwarded = new Map<JsonRpcId, { hostId: JsonRpcId; method: string }>();
+  // What a forwarded request's params become (RelayHandlers.forwarding).
+  #forwarding: RelayHandlers["forwarding"] | undefined;
   // The gate's own requests, by id.
   #ownToServer = new Map<string, Pending>();
   #ownToHost = new Map<string, Pending>();
@@ -142,6 +158,7 @@ export class Relay {
 
   /** Starts reading both sides. */
   start(handlers: RelayHandlers): void {
+    this.#forwarding = handlers.forwarding;
     this.#server.onmessage = (message) => this.#fromServer(message, handlers);
     this.#server.onerror = (error) => {
       if (this.#phase === "running") {
@@ -201,13 +218,23 @@ export class Relay {
     const message = this.telemetry?.forward(request) ?? request;
     const id = this.#serverIds.forward(message.id);
     this.#forwarded.set(id, { hostId: message.id, method: message.method });
-    this.toServer(id === message.id ? message : { ...message, id });
+    const params = this.#forwarding?.(message.method, message.params) ??
+      message.params;
+    this.toServer(
+      id === message.id && params === message.params
+        ? message
+        : { ...message, id, params } as HostRequest,
+    );
   }
 
   #hostNotification(
     message: Extract<JsonRpcMessage, { method: string }>,
     handlers: RelayHandlers,
   ): void {
+    if (
+      message.method === "notifications/roots/list_changed" &&
+      !handlers.rootsChanged()
+    ) return;
     if (message.method === "notifications/cancelled") {
       const requestId = message.params?.requestId as JsonRpcId;
       // A cancelled request gets no answer: its span ends here.
@@ -256,6 +283,13 @@ export class Relay {
   #fromServer(message: JsonRpcMessage, handlers: RelayHandlers): void {
     if ("method" in message) {
       if ("id" in message) {
+        const reply = handlers.serverRequest(message.method);
+        if (reply !== undefined) {
+          this.toServer(
+            { jsonrpc: "2.0", id: message.id, ...reply } as JsonRpcMessage,
+          );
+          return;
+        }
         const id = this.#hostIds.forward(message.id);
         this.toHost(id === message.id ? message : { ...message, id });
         return;
@@ -292,10 +326,17 @@ export class Relay {
       pending?.resolve(message);
       return;
     }
+    // Matched by exact id, type and value (a Map's keys): "39" is not 39.
     const forwarded = this.#forwarded.get(id);
     if (forwarded === undefined) {
-      // An answer to a request the host cancelled, or one the gate never saw.
-      if (this.#serverIds.settle(id) === id) this.toHost(message);
+      // Not a request the gate forwarded and still waits on: one cancelled
+      // or answered already, or a call still being decided (never sent).
+      // A host would take it for the answer, unreviewed: it is dropped.
+      this.#log(
+        `dropped an answer from the server under id ${
+          describeId(id)
+        }: no request forwarded under that id waits for it`,
+      );
       return;
     }
     this.#forwarded.delete(id);
@@ -432,4 +473,10 @@ export class Relay {
     await this.#server.close().catch(() => {});
     await this.#host.close().catch(() => {});
   }
+}
+
+/** An id for a log line: JSON, so that "39" and 39 differ, and cut short. */
+function describeId(id: JsonRpcId): string {
+  const text = JSON.stringify(id);
+  return text.length > ID_IN_LOG ? `${text.slice(0, ID_IN_LOG)}…` : text;
 }

@@ -12,6 +12,7 @@ import { PendingCalls } from "./_pending_calls.ts";
 import type { Pins } from "./_pins.ts";
 import type { PolicySource } from "./_policy_source.ts";
 import { Relay } from "./_relay.ts";
+import { ServerRoots } from "./_roots.ts";
 import type { ServerProcess } from "./_server_process.ts";
 import { serverExit, stopServer } from "./_shutdown.ts";
 import type { GateTelemetry } from "./_telemetry.ts";
@@ -61,6 +62,7 @@ export class RunningGate {
   #pending: PendingCalls;
   #tools: ToolList;
   #gatekeeper: Gatekeeper;
+  #roots: ServerRoots;
   #pins: Pins | undefined;
   #resolveFinished!: (code: number) => void;
   #closing: Promise<number> | undefined;
@@ -100,15 +102,24 @@ export class RunningGate {
       rounds: new ApprovalRounds({ ttlMs: options.approvalTtlMs }),
       pins: options.pins,
     });
+    this.#roots = new ServerRoots(() => options.source.current().mapping.roots);
   }
 
   /** Starts relaying both ways. */
   start(): void {
     this.#relay.start({
-      call: (message) => this.#gatekeeper.call(message),
+      call: (message) => {
+        // Before the call is decided by roots the server has not been given.
+        const changed = this.#roots.refresh();
+        if (changed !== undefined) this.#relay.toServer(changed);
+        this.#gatekeeper.call(message);
+      },
       cancel: (requestId, reason) =>
         this.#pending.cancelByHost(requestId, reason),
       initialize: (params) => this.#gatekeeper.hostInitialized(params),
+      forwarding: (method, params) => this.#roots.params(method, params),
+      serverRequest: (method) => this.#roots.answer(method),
+      rootsChanged: () => this.#roots.hostChanged(),
       toolsListed: (result) => this.#tools.learn(result),
       toolsChanged: () => this.#tools.clear(),
       hostEnded: () => {

@@ -72,6 +72,8 @@ export class ToolMapping {
   #warned = new Set<string>();
   /** File access from the first root; `undefined` without roots. */
   readonly files: FileAccess | undefined;
+  /** The policy's roots, in order; empty without roots. */
+  readonly roots: readonly string[];
   readonly annotations: AnnotationDefaults;
 
   constructor(options: {
@@ -96,7 +98,8 @@ export class ToolMapping {
         });
       }
     }
-    const [root] = options.roots ?? [];
+    this.roots = options.roots ?? [];
+    const [root] = this.roots;
     this.files = root === undefined ? undefined : fileAccess(root);
     this.annotations = options.annotations ?? {};
   }
