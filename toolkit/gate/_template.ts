@@ -11,7 +11,7 @@ import {
 } from "../../validate/_pattern_grammar.ts";
 import { execAccess } from "../patterns/exec.ts";
 import { escapeGlob } from "../patterns/escape.ts";
-import type { FileAccess } from "../patterns/file.ts";
+import { type FileAccess, reachableTargets } from "../patterns/file.ts";
 import { netAccess } from "../patterns/net.ts";
 import { isRecord, typeName } from "../_util/json_type.ts";
 
@@ -271,7 +271,11 @@ async function canonical(
   filled: Filled,
   files: FileAccess | undefined,
 ): Promise<readonly string[]> {
-  const { text, argument } = filled;
+  const { text } = filled;
+  // A template without a placeholder ("read:.") is named by its text.
+  const argument = filled.argument === ""
+    ? `the template ${JSON.stringify(template.text)}`
+    : filled.argument;
   try {
     switch (template.kind) {
       case "path":
@@ -320,12 +324,13 @@ async function filePatterns(
   }
   // Every link is followed, the last one too, whatever the verb: a server
   // without the probe may act on what a link points to (the filesystem
-  // server moves a link's target), and the named and the real target are
-  // both reported, so a link can only add patterns, never hide one.
-  const target = await files.write(path, { argument });
-  return target.patterns.map((pattern) =>
-    `${verb}:${pattern.slice("write:".length)}`
-  );
+  // server moves a link's target). The path is resolved as spelled, and
+  // through every Unicode-equivalent spelling of its names a server could
+  // open (the filesystem server looks for one when the exact name is
+  // missing): the named and all reached targets are reported, so a link can
+  // only add patterns, never hide one.
+  const names = await reachableTargets(files, path, argument);
+  return names.map((name) => `${verb}:${name}`);
 }
 
 function execPatterns(value: unknown, argument: string): readonly string[] {

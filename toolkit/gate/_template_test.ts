@@ -135,3 +135,49 @@ Deno.test("a wrong template is located as field, line and column", () => {
     /annotations\.readOnly: expected "allow", "ask" or "deny"/,
   );
 });
+
+Deno.test("fillTemplates() follows a link whose name is spelled in another Unicode form", async (t) => {
+  const root = await Deno.realPath(await Deno.makeTempDir());
+  await Deno.mkdir(`${root}/notes`);
+  await Deno.mkdir(`${root}/secrets`);
+  const files = fileAccess(root);
+  const write = (path: string) =>
+    fillTemplates([compileTemplate("write:{path}")], { path }, files);
+  // The link is named in NFD, as a Mac writes names; é is one code point
+  // in NFC and e + U+0301 in NFD.
+  await Deno.symlink("../secrets", `${root}/notes/cafe\u0301`);
+  await t.step("path spelled NFC, link named NFD", async () => {
+    assert.deepEqual(await write("notes/caf\u00e9/x"), [
+      "write:notes/caf\u00e9/x",
+      "write:secrets/x",
+    ]);
+  });
+  await t.step("path spelled NFD, link named NFD", async () => {
+    assert.deepEqual(await write("notes/cafe\u0301/x"), [
+      "write:notes/caf\u00e9/x",
+      "write:secrets/x",
+    ]);
+  });
+  await t.step("an NFC directory beside the NFD link: both", async () => {
+    await Deno.mkdir(`${root}/notes/caf\u00e9`);
+    for (const path of ["notes/caf\u00e9/x", "notes/cafe\u0301/x"]) {
+      const patterns = await write(path);
+      assert.deepEqual(patterns.toSorted(), [
+        "write:notes/caf\u00e9/x",
+        "write:secrets/x",
+      ], path);
+    }
+  });
+  await t.step("an ASCII path reaches a KELVIN SIGN link", async () => {
+    await Deno.symlink("../secrets", `${root}/notes/\u212aey`);
+    assert.deepEqual(await write("notes/Key/x"), [
+      "write:notes/Key/x",
+      "write:secrets/x",
+    ]);
+  });
+});
+
+Deno.test("fillTemplates() fills a template without a placeholder", async () => {
+  assert.deepEqual(await fill(["read:."], {}), ["read:."]);
+  assert.deepEqual(await fill(["x-memory-read:*"], {}), ["x-memory-read:\\*"]);
+});

@@ -189,3 +189,66 @@ ${RULES}`,
     await Deno.remove(setup.dir, { recursive: true });
   }
 });
+
+Deno.test("the gate refuses the real filesystem server a link named in NFD", async (t) => {
+  const setup = await setUp();
+  const { root } = setup;
+  await Deno.writeTextFile(`${root}/secrets/topsecret.txt`, "s3cret");
+  await Deno.writeTextFile(`${root}/notes/a.txt`, "a");
+  // The link's name is NFD (e + U+0301), as a Mac writes it; the server
+  // follows it for a path in either spelling (an NFC one through its search
+  // for a Unicode-equivalent name).
+  await Deno.symlink("../secrets", `${root}/notes/cafe\u0301`);
+  // A real directory with an NFD name stays writable.
+  await Deno.mkdir(`${root}/notes/nai\u0308ve`);
+  const gate = await gateFor(
+    setup,
+    `roots: ["${root}"]
+presets: [filesystem]
+allow: ["read:**", "write:notes/**", "delete:notes/**"]
+deny: ["read:secrets/**", "write:secrets/**", "delete:secrets/**", "write:/**"]
+`,
+  );
+  try {
+    for (const [form, name] of [["NFC", "caf\u00e9"], ["NFD", "cafe\u0301"]]) {
+      await t.step(`write_file through it, path in ${form}`, async () => {
+        const answer = await callTool(gate, "write_file", {
+          path: `notes/${name}/x`,
+          content: "x",
+        });
+        assert.equal(answer.result?.isError, true, textOf(answer));
+        assert.match(textOf(answer), /write:secrets\/x denied/);
+        assert.equal(await exists(`${root}/secrets/x`), false);
+      });
+      await t.step(`read_text_file through it, path in ${form}`, async () => {
+        const answer = await callTool(gate, "read_text_file", {
+          path: `notes/${name}/topsecret.txt`,
+        });
+        assert.equal(answer.result?.isError, true, textOf(answer));
+        assert.match(textOf(answer), /read:secrets\/topsecret\.txt denied/);
+        assert.doesNotMatch(textOf(answer), /s3cret/);
+      });
+      await t.step(`move_file into it, path in ${form}`, async () => {
+        const answer = await callTool(gate, "move_file", {
+          source: "notes/a.txt",
+          destination: `notes/${name}/moved.txt`,
+        });
+        assert.equal(answer.result?.isError, true, textOf(answer));
+        assert.match(textOf(answer), /write:secrets\/moved\.txt denied/);
+        assert.equal(await exists(`${root}/secrets/moved.txt`), false);
+        assert.equal(await exists(`${root}/notes/a.txt`), true);
+      });
+    }
+    await t.step("an NFD-named directory is written as named", async () => {
+      const answer = await callTool(gate, "write_file", {
+        path: "notes/nai\u0308ve/x",
+        content: "y",
+      });
+      assert.equal(answer.result?.isError, undefined, textOf(answer));
+      assert.equal(await Deno.readTextFile(`${root}/notes/nai\u0308ve/x`), "y");
+    });
+  } finally {
+    await gate[Symbol.asyncDispose]();
+    await Deno.remove(setup.dir, { recursive: true });
+  }
+});
