@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { fileAccess } from "../patterns/file.ts";
 import { compileTemplate, FillError, fillTemplates } from "./_template.ts";
 import { parsePolicyText } from "./_policy_source.ts";
+import { Policy } from "../policy/policy.ts";
 
 async function fill(templates: string[], args: Record<string, unknown>) {
   const root = await Deno.realPath(await Deno.makeTempDir());
@@ -180,4 +181,48 @@ Deno.test("fillTemplates() follows a link whose name is spelled in another Unico
 Deno.test("fillTemplates() fills a template without a placeholder", async () => {
   assert.deepEqual(await fill(["read:."], {}), ["read:."]);
   assert.deepEqual(await fill(["x-memory-read:*"], {}), ["x-memory-read:\\*"]);
+});
+
+Deno.test("a file template ending in /** names the subtree under its path", async (t) => {
+  const root = await Deno.realPath(await Deno.makeTempDir());
+  await Deno.mkdir(`${root}/notes`);
+  await Deno.mkdir(`${root}/secrets`);
+  await Deno.symlink("../secrets", `${root}/notes/to-secrets`);
+  const files = fileAccess(root);
+  const fillOne = (template: string, args: Record<string, unknown>) =>
+    fillTemplates([compileTemplate(template)], args, files);
+  await t.step("the root is **, a folder <folder>/**", async () => {
+    assert.deepEqual(await fillOne("read:{path}/**", { path: "." }), [
+      "read:**",
+    ]);
+    assert.deepEqual(await fillOne("read:{path}/**", { path: "notes/" }), [
+      "read:notes/**",
+    ]);
+    assert.deepEqual(await fillOne("read:{path}/**", { path: "/" }), [
+      "read:/**",
+    ]);
+    assert.deepEqual(await fillOne("read:notes/**", {}), ["read:notes/**"]);
+    assert.deepEqual(await fillOne("read:/**", {}), ["read:/**"]);
+  });
+  await t.step("a link to a folder gives both subtrees", async () => {
+    assert.deepEqual(
+      await fillOne("read:{path}/**", { path: "notes/to-secrets" }),
+      ["read:notes/to-secrets/**", "read:secrets/**"],
+    );
+  });
+  await t.step("a deny on a folder below refuses the listing", async () => {
+    const policy = new Policy({
+      allow: ["read:**"],
+      deny: ["read:secrets/**"],
+    });
+    const listing = await fillOne("read:{path}/**", { path: "." });
+    assert.equal(policy.evaluate(listing).decision, "deny");
+    const one = await fillOne("read:{path}", { path: "." });
+    assert.equal(policy.evaluate(one).decision, "allow");
+  });
+  await t.step("a /** elsewhere stays literal text", async () => {
+    assert.deepEqual(await fillOne("x-list:{path}/**", { path: "a" }), [
+      "x-list:a/\\*\\*",
+    ]);
+  });
 });

@@ -252,3 +252,59 @@ deny: ["read:secrets/**", "write:secrets/**", "delete:secrets/**", "write:/**"]
     await Deno.remove(setup.dir, { recursive: true });
   }
 });
+
+Deno.test("the gate refuses a listing of the real filesystem server that reaches a denied folder", async (t) => {
+  const setup = await setUp();
+  const { root } = setup;
+  await Deno.writeTextFile(`${root}/secrets/topsecret.txt`, "s3cret");
+  await Deno.writeTextFile(`${root}/notes/a.txt`, "a");
+  const gate = await gateFor(
+    setup,
+    `roots: ["${root}"]
+presets: [filesystem]
+allow: ["read:**"]
+deny: ["read:secrets/**"]
+`,
+  );
+  try {
+    const refused: [string, Record<string, unknown>][] = [
+      ["directory_tree", { path: "." }],
+      ["search_files", { path: ".", pattern: "**/*topsecret*" }],
+      ["directory_tree", { path: "notes/to-secrets" }],
+      ["list_directory", { path: "secrets" }],
+      ["list_directory_with_sizes", { path: "notes/to-secrets" }],
+    ];
+    for (const [tool, args] of refused) {
+      await t.step(`${tool} ${JSON.stringify(args)} is refused`, async () => {
+        const answer = await callTool(gate, tool, args);
+        assert.equal(answer.result?.isError, true, textOf(answer));
+        assert.match(textOf(answer), /denied by read:secrets\/\*\*/);
+        // No name inside the denied folder reaches the host.
+        assert.doesNotMatch(JSON.stringify(answer), /topsecret/);
+      });
+    }
+    await t.step("a listing beside the denied folder runs", async () => {
+      const tree = await callTool(gate, "directory_tree", { path: "notes" });
+      assert.equal(tree.result?.isError, undefined, textOf(tree));
+      assert.match(textOf(tree), /a\.txt/);
+      // One level of "." shows the folder's name, nothing inside it.
+      const list = await callTool(gate, "list_directory", { path: "." });
+      assert.equal(list.result?.isError, undefined, textOf(list));
+      assert.match(textOf(list), /secrets/);
+      assert.doesNotMatch(textOf(list), /topsecret/);
+    });
+    await until(
+      "the audit",
+      async () => (await auditLines(setup.audit)).length >= 7,
+    );
+    const lines = await auditLines(setup.audit);
+    assert.deepEqual(lines.slice(0, 3).map((l) => [l.patterns, l.outcome]), [
+      [["read:**"], "denied"],
+      [["read:**"], "denied"],
+      [["read:notes/to-secrets/**", "read:secrets/**"], "denied"],
+    ]);
+  } finally {
+    await gate[Symbol.asyncDispose]();
+    await Deno.remove(setup.dir, { recursive: true });
+  }
+});
