@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { callTool, startGateProcess, textOf } from "./testdata/gate_process.ts";
 import { until } from "../testing/_until.ts";
+import { PRESETS } from "./_presets.ts";
 
 const FILESYSTEM = "npm:@modelcontextprotocol/server-filesystem@2026.8.31";
 
@@ -303,6 +304,114 @@ deny: ["read:secrets/**"]
       [["read:**"], "denied"],
       [["read:notes/to-secrets/**", "read:secrets/**"], "denied"],
     ]);
+  } finally {
+    await gate[Symbol.asyncDispose]();
+    await Deno.remove(setup.dir, { recursive: true });
+  }
+});
+
+Deno.test("the gate forwards every tool of the filesystem preset to the real server", async () => {
+  const setup = await setUp();
+  const { root } = setup;
+  // A 1×1 PNG for read_media_file.
+  const png = Uint8Array.from(
+    atob(
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+    ),
+    (c) => c.charCodeAt(0),
+  );
+  await Deno.writeFile(`${root}/notes/pic.png`, png);
+  const gate = await gateFor(
+    setup,
+    `roots: ["${root}"]
+presets: [filesystem]
+allow: ["read:**", "write:**", "delete:**"]
+`,
+  );
+  const called = new Set<string>();
+  const call = async (tool: string, args: Record<string, unknown>) => {
+    called.add(tool);
+    const answer = await callTool(gate, tool, args);
+    assert.equal(
+      answer.result?.isError,
+      undefined,
+      `${tool}: ${textOf(answer)}`,
+    );
+    return answer;
+  };
+  try {
+    const allowed = await call("list_allowed_directories", {});
+    assert.match(textOf(allowed), new RegExp(root));
+    await call("create_directory", { path: "notes/sub" });
+    assert.ok((await Deno.stat(`${root}/notes/sub`)).isDirectory);
+    await call("write_file", { path: "notes/sub/a.txt", content: "hi\nall\n" });
+    assert.match(
+      textOf(await call("read_text_file", { path: "notes/sub/a.txt" })),
+      /hi/,
+    );
+    assert.match(
+      textOf(await call("read_file", { path: "notes/sub/a.txt" })),
+      /hi/,
+    );
+    const media = await call("read_media_file", { path: "notes/pic.png" });
+    assert.equal(media.result.content[0].mimeType, "image/png");
+    assert.match(
+      textOf(
+        await call("read_multiple_files", {
+          paths: ["notes/sub/a.txt", "notes/pic.png"],
+        }),
+      ),
+      /hi/,
+    );
+    await call("edit_file", {
+      path: "notes/sub/a.txt",
+      edits: [{ oldText: "all", newText: "there" }],
+    });
+    assert.equal(
+      await Deno.readTextFile(`${root}/notes/sub/a.txt`),
+      "hi\nthere\n",
+    );
+    assert.match(
+      textOf(await call("get_file_info", { path: "notes/sub/a.txt" })),
+      /size/,
+    );
+    assert.match(
+      textOf(await call("list_directory", { path: "notes" })),
+      /sub/,
+    );
+    assert.match(
+      textOf(await call("list_directory_with_sizes", { path: "notes" })),
+      /pic\.png/,
+    );
+    assert.match(
+      textOf(await call("directory_tree", { path: "notes" })),
+      /a\.txt/,
+    );
+    assert.match(
+      textOf(
+        await call("search_files", { path: "notes", pattern: "**/a.txt" }),
+      ),
+      /a\.txt/,
+    );
+    await call("move_file", {
+      source: "notes/sub/a.txt",
+      destination: "notes/b.txt",
+    });
+    assert.equal(await Deno.readTextFile(`${root}/notes/b.txt`), "hi\nthere\n");
+    assert.deepEqual(
+      [...called].toSorted(),
+      [...PRESETS.get("filesystem")!.tools.keys()].toSorted(),
+    );
+    await until(
+      "every call in the audit",
+      async () => (await auditLines(setup.audit)).length >= called.size,
+    );
+    const lines = await auditLines(setup.audit);
+    assert.deepEqual(
+      lines.filter((l) => l.outcome !== "forwarded").map((l) => l.tool),
+      [],
+    );
+    assert.deepEqual(lines[0].patterns, ["read:."]);
   } finally {
     await gate[Symbol.asyncDispose]();
     await Deno.remove(setup.dir, { recursive: true });
