@@ -339,6 +339,15 @@ class FileRoot implements FileAccess {
  * last one too, and every Unicode-equivalent spelling of the caller's
  * names (see reachableSegments). Not part of the public API.
  *
+ * @example
+ * ```ts
+ * import { fileAccess, reachableTargets } from "./file.ts";
+ *
+ * const files = fileAccess(await Deno.makeTempDir());
+ * await reachableTargets(files, "notes/café/x", "path");
+ * // ["notes/café/x"], and "secrets/x" too when notes/cafe\u0301 links there
+ * ```
+ *
  * @throws {ToolError} Starting with `argument`, as the builders' do.
  */
 export function reachableTargets(

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { canonicalPath, fileAccess } from "./file.ts";
 import { escapeGlob } from "./escape.ts";
+import { execAccess } from "./exec.ts";
 import { checkPattern } from "../../validate/_pattern_grammar.ts";
 import { check, type Expect, prng, refused } from "./_testing.ts";
 import { Policy } from "../policy/policy.ts";
@@ -486,5 +487,19 @@ Deno.test("a pattern tool built on fileAccess() acts on exactly what its probe n
         text: `path: "../x" leaves the root ${root}: expected a path inside it`,
       }]);
     },
+  );
+});
+
+Deno.test("an empty options.argument is refused, saying what was expected", async () => {
+  const files = fileAccess(await Deno.makeTempDir());
+  await assert.rejects(
+    files.write("a.txt", { argument: "" }),
+    new TypeError(
+      `Cannot build a file target: options.argument must be the name of the caller's argument, such as "path", got an empty string`,
+    ),
+  );
+  assert.throws(
+    () => execAccess(["ls"], { argument: "" }),
+    /options\.argument must be the name of the caller's argument, such as "path", got an empty string$/,
   );
 });
