@@ -226,3 +226,33 @@ Deno.test("a file template ending in /** names the subtree under its path", asyn
     ]);
   });
 });
+
+Deno.test("fillTemplates() refuses a path with too many equivalent spellings to follow", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir());
+  // Five spellings of ệ; three of them in a name give 125 names, one entry
+  // each: more than the gate follows for one path.
+  const forms = [
+    "\u1ec7",
+    "e\u0323\u0302",
+    "e\u0302\u0323",
+    "\u1eb9\u0302",
+    "\u00ea\u0323",
+  ];
+  const names = forms.flatMap((a) =>
+    forms.flatMap((b) => forms.map((c) => a + b + c))
+  );
+  assert.equal(new Set(names.map((n) => n.normalize("NFC"))).size, 1);
+  for (const name of names.slice(0, 70)) {
+    await Deno.writeTextFile(`${root}/${name}`, "");
+  }
+  const error = await fillTemplates(
+    [compileTemplate("read:{path}")],
+    { path: names[0] },
+    fileAccess(root),
+  ).then(() => assert.fail("filled"), (e) => e);
+  assert.ok(error instanceof FillError, String(error));
+  assert.match(
+    error.message,
+    /^path: ".*" reaches more than 64 files through names spelled in other Unicode forms/,
+  );
+});

@@ -150,18 +150,18 @@ async function walk(
   const done: string[][] = [];
   const pending = [start];
   while (pending.length > 0) {
-    const walk = pending.pop()!;
-    const { out, queue } = walk;
+    const branch = pending.pop()!;
+    const { out, queue } = branch;
     while (queue.length > 0) {
       const part = queue.shift()!;
       if (part.name === "" || part.name === ".") continue;
       if (part.name === "..") {
         // `out` holds no links, so dropping a component is the physical parent.
         out.pop();
-        walk.known = Math.min(walk.known, out.length);
+        branch.known = Math.min(branch.known, out.length);
         continue;
       }
-      const inKnown = walk.known === out.length;
+      const inKnown = branch.known === out.length;
       if (
         equivalents && part.asked && inKnown &&
         EQUIVALENT_SPELLINGS.test(part.name)
@@ -176,9 +176,9 @@ async function walk(
           }
           pending.push({
             out: [...out],
-            known: walk.known,
+            known: branch.known,
             queue: [plain(name), ...queue],
-            hops: walk.hops,
+            hops: branch.hops,
           });
         }
       }
@@ -193,10 +193,10 @@ async function walk(
         throw fileError(error, input, argument);
       }
       if (!info.isSymlink) {
-        walk.known = out.length;
+        branch.known = out.length;
         continue;
       }
-      if (++walk.hops > MAX_SYMLINKS) throw tooManyLinks(input, argument);
+      if (++branch.hops > MAX_SYMLINKS) throw tooManyLinks(input, argument);
       let link: string;
       try {
         link = await Deno.readLink(here);
@@ -206,7 +206,7 @@ async function walk(
       out.pop();
       if (link.startsWith("/")) {
         out.length = 0;
-        walk.known = 0;
+        branch.known = 0;
       }
       // A link's text is resolved by the kernel as written: no branching.
       queue.unshift(...link.split("/").map(plain));
