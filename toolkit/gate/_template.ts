@@ -11,7 +11,7 @@ import {
 } from "../../validate/_pattern_grammar.ts";
 import { execAccess } from "../patterns/exec.ts";
 import { escapeGlob } from "../patterns/escape.ts";
-import type { FileAccess } from "../patterns/file.ts";
+import { type FileAccess, reachableTargets } from "../patterns/file.ts";
 import { netAccess } from "../patterns/net.ts";
 import { isRecord, typeName } from "../_util/json_type.ts";
 
@@ -38,6 +38,11 @@ export interface Template {
   readonly kind: TargetKind;
   /** Literal text and placeholders, in order. */
   readonly parts: readonly (string | Placeholder)[];
+  /**
+   * A file template ending in `/**` (`read:{path}/**`): the directory and
+   * everything below it, as a recursive listing reads.
+   */
+  readonly subtree: boolean;
 }
 
 /** A template that breaks the grammar: the problem and its 1-based column. */
@@ -61,7 +66,8 @@ const PLAIN_WORDS = /^[A-Za-z0-9_./=:@%+,-]+( [A-Za-z0-9_./=:@%+,-]+)*$/;
  * argument `name`, `{name[]}` for each string of an array (one pattern
  * each), `{a.b}` and `{a[].b}` reach into objects, and `{name?}` gives no
  * pattern when the argument is missing. At most one placeholder
- * may hold `[]`; an `exec` template is one placeholder alone.
+ * may hold `[]`; an `exec` template is one placeholder alone. A file
+ * template ending in `/**` names the subtree under its path.
  *
  * @throws {TemplateSyntaxError} With the column of the problem.
  */
@@ -128,6 +134,16 @@ export function compileTemplate(text: string): Template {
     at = close + 1;
   }
   const kind = targetKind(verb);
+  // `{path}/**`: the subtree, which the patterns name as `<dir>/**`.
+  const last = parts[parts.length - 1];
+  const subtree = kind === "path" && typeof last === "string" &&
+    last.endsWith("/**");
+  if (subtree) {
+    const rest = last.slice(0, -"/**".length);
+    if (rest !== "") parts[parts.length - 1] = rest;
+    else if (parts.length > 1) parts.pop();
+    else parts[0] = "/"; // "read:/**": everything under "/"
+  }
   if (kind === "exec" && (parts.length !== 1 || typeof parts[0] === "string")) {
     throw new TemplateSyntaxError(
       `an exec template is one placeholder alone, such as "exec:{command}"`,
@@ -140,7 +156,13 @@ export function compileTemplate(text: string): Template {
       colon + 2,
     );
   }
-  return Object.freeze({ text, verb, kind, parts: Object.freeze(parts) });
+  return Object.freeze({
+    text,
+    verb,
+    kind,
+    parts: Object.freeze(parts),
+    subtree,
+  });
 }
 
 /** Whether a template names files, and so needs a root. */
@@ -271,11 +293,15 @@ async function canonical(
   filled: Filled,
   files: FileAccess | undefined,
 ): Promise<readonly string[]> {
-  const { text, argument } = filled;
+  const { text } = filled;
+  // A template without a placeholder ("read:.") is named by its text.
+  const argument = filled.argument === ""
+    ? `the template ${JSON.stringify(template.text)}`
+    : filled.argument;
   try {
     switch (template.kind) {
       case "path":
-        return await filePatterns(template.verb, text, argument, files);
+        return await filePatterns(template, text, argument, files);
       case "net":
         return netAccess(text, { argument }).patterns;
       case "exec":
@@ -300,7 +326,7 @@ async function canonical(
 }
 
 async function filePatterns(
-  verb: string,
+  template: Template,
   path: string,
   argument: string,
   files: FileAccess | undefined,
@@ -320,12 +346,20 @@ async function filePatterns(
   }
   // Every link is followed, the last one too, whatever the verb: a server
   // without the probe may act on what a link points to (the filesystem
-  // server moves a link's target), and the named and the real target are
-  // both reported, so a link can only add patterns, never hide one.
-  const target = await files.write(path, { argument });
-  return target.patterns.map((pattern) =>
-    `${verb}:${pattern.slice("write:".length)}`
-  );
+  // server moves a link's target). The path is resolved as spelled, and
+  // through every Unicode-equivalent spelling of its names a server could
+  // open (the filesystem server looks for one when the exact name is
+  // missing): the named and all reached targets are reported, so a link can
+  // only add patterns, never hide one.
+  const names = await reachableTargets(files, path, argument);
+  return names.map((name) => `${template.verb}:${subtreeOf(template, name)}`);
+}
+
+/** `name`, or the canonical pattern target of the subtree under it. */
+function subtreeOf(template: Template, name: string): string {
+  if (!template.subtree) return name;
+  if (name === ".") return "**";
+  return name === "/" ? "/**" : `${name}/**`;
 }
 
 function execPatterns(value: unknown, argument: string): readonly string[] {

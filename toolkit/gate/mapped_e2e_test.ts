@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { callTool, startGateProcess, textOf } from "./testdata/gate_process.ts";
 import { until } from "../testing/_until.ts";
+import { PRESETS } from "./_presets.ts";
 
 const FILESYSTEM = "npm:@modelcontextprotocol/server-filesystem@2026.8.31";
 
@@ -184,6 +185,233 @@ ${RULES}`,
     const lines = await auditLines(setup.audit);
     assert.deepEqual(lines[1].patterns, ["write:secrets/k"]);
     assert.equal(lines[1].rule, "write:secrets/**");
+  } finally {
+    await gate[Symbol.asyncDispose]();
+    await Deno.remove(setup.dir, { recursive: true });
+  }
+});
+
+Deno.test("the gate refuses the real filesystem server a link named in NFD", async (t) => {
+  const setup = await setUp();
+  const { root } = setup;
+  await Deno.writeTextFile(`${root}/secrets/topsecret.txt`, "s3cret");
+  await Deno.writeTextFile(`${root}/notes/a.txt`, "a");
+  // The link's name is NFD (e + U+0301), as a Mac writes it; the server
+  // follows it for a path in either spelling (an NFC one through its search
+  // for a Unicode-equivalent name).
+  await Deno.symlink("../secrets", `${root}/notes/cafe\u0301`);
+  // A real directory with an NFD name stays writable.
+  await Deno.mkdir(`${root}/notes/nai\u0308ve`);
+  const gate = await gateFor(
+    setup,
+    `roots: ["${root}"]
+presets: [filesystem]
+allow: ["read:**", "write:notes/**", "delete:notes/**"]
+deny: ["read:secrets/**", "write:secrets/**", "delete:secrets/**", "write:/**"]
+`,
+  );
+  try {
+    for (const [form, name] of [["NFC", "caf\u00e9"], ["NFD", "cafe\u0301"]]) {
+      await t.step(`write_file through it, path in ${form}`, async () => {
+        const answer = await callTool(gate, "write_file", {
+          path: `notes/${name}/x`,
+          content: "x",
+        });
+        assert.equal(answer.result?.isError, true, textOf(answer));
+        assert.match(textOf(answer), /write:secrets\/x denied/);
+        assert.equal(await exists(`${root}/secrets/x`), false);
+      });
+      await t.step(`read_text_file through it, path in ${form}`, async () => {
+        const answer = await callTool(gate, "read_text_file", {
+          path: `notes/${name}/topsecret.txt`,
+        });
+        assert.equal(answer.result?.isError, true, textOf(answer));
+        assert.match(textOf(answer), /read:secrets\/topsecret\.txt denied/);
+        assert.doesNotMatch(textOf(answer), /s3cret/);
+      });
+      await t.step(`move_file into it, path in ${form}`, async () => {
+        const answer = await callTool(gate, "move_file", {
+          source: "notes/a.txt",
+          destination: `notes/${name}/moved.txt`,
+        });
+        assert.equal(answer.result?.isError, true, textOf(answer));
+        assert.match(textOf(answer), /write:secrets\/moved\.txt denied/);
+        assert.equal(await exists(`${root}/secrets/moved.txt`), false);
+        assert.equal(await exists(`${root}/notes/a.txt`), true);
+      });
+    }
+    await t.step("an NFD-named directory is written as named", async () => {
+      const answer = await callTool(gate, "write_file", {
+        path: "notes/nai\u0308ve/x",
+        content: "y",
+      });
+      assert.equal(answer.result?.isError, undefined, textOf(answer));
+      assert.equal(await Deno.readTextFile(`${root}/notes/nai\u0308ve/x`), "y");
+    });
+  } finally {
+    await gate[Symbol.asyncDispose]();
+    await Deno.remove(setup.dir, { recursive: true });
+  }
+});
+
+Deno.test("the gate refuses a listing of the real filesystem server that reaches a denied folder", async (t) => {
+  const setup = await setUp();
+  const { root } = setup;
+  await Deno.writeTextFile(`${root}/secrets/topsecret.txt`, "s3cret");
+  await Deno.writeTextFile(`${root}/notes/a.txt`, "a");
+  const gate = await gateFor(
+    setup,
+    `roots: ["${root}"]
+presets: [filesystem]
+allow: ["read:**"]
+deny: ["read:secrets/**"]
+`,
+  );
+  try {
+    const refused: [string, Record<string, unknown>][] = [
+      ["directory_tree", { path: "." }],
+      ["search_files", { path: ".", pattern: "**/*topsecret*" }],
+      ["directory_tree", { path: "notes/to-secrets" }],
+      ["list_directory", { path: "secrets" }],
+      ["list_directory_with_sizes", { path: "notes/to-secrets" }],
+    ];
+    for (const [tool, args] of refused) {
+      await t.step(`${tool} ${JSON.stringify(args)} is refused`, async () => {
+        const answer = await callTool(gate, tool, args);
+        assert.equal(answer.result?.isError, true, textOf(answer));
+        assert.match(textOf(answer), /denied by read:secrets\/\*\*/);
+        // No name inside the denied folder reaches the host.
+        assert.doesNotMatch(JSON.stringify(answer), /topsecret/);
+      });
+    }
+    await t.step("a listing beside the denied folder runs", async () => {
+      const tree = await callTool(gate, "directory_tree", { path: "notes" });
+      assert.equal(tree.result?.isError, undefined, textOf(tree));
+      assert.match(textOf(tree), /a\.txt/);
+      // One level of "." shows the folder's name, nothing inside it.
+      const list = await callTool(gate, "list_directory", { path: "." });
+      assert.equal(list.result?.isError, undefined, textOf(list));
+      assert.match(textOf(list), /secrets/);
+      assert.doesNotMatch(textOf(list), /topsecret/);
+    });
+    await until(
+      "the audit",
+      async () => (await auditLines(setup.audit)).length >= 7,
+    );
+    const lines = await auditLines(setup.audit);
+    assert.deepEqual(lines.slice(0, 3).map((l) => [l.patterns, l.outcome]), [
+      [["read:**"], "denied"],
+      [["read:**"], "denied"],
+      [["read:notes/to-secrets/**", "read:secrets/**"], "denied"],
+    ]);
+  } finally {
+    await gate[Symbol.asyncDispose]();
+    await Deno.remove(setup.dir, { recursive: true });
+  }
+});
+
+Deno.test("the gate forwards every tool of the filesystem preset to the real server", async () => {
+  const setup = await setUp();
+  const { root } = setup;
+  // A 1×1 PNG for read_media_file.
+  const png = Uint8Array.from(
+    atob(
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+    ),
+    (c) => c.charCodeAt(0),
+  );
+  await Deno.writeFile(`${root}/notes/pic.png`, png);
+  const gate = await gateFor(
+    setup,
+    `roots: ["${root}"]
+presets: [filesystem]
+allow: ["read:**", "write:**", "delete:**"]
+`,
+  );
+  const called = new Set<string>();
+  const call = async (tool: string, args: Record<string, unknown>) => {
+    called.add(tool);
+    const answer = await callTool(gate, tool, args);
+    assert.equal(
+      answer.result?.isError,
+      undefined,
+      `${tool}: ${textOf(answer)}`,
+    );
+    return answer;
+  };
+  try {
+    const allowed = await call("list_allowed_directories", {});
+    assert.match(textOf(allowed), new RegExp(root));
+    await call("create_directory", { path: "notes/sub" });
+    assert.ok((await Deno.stat(`${root}/notes/sub`)).isDirectory);
+    await call("write_file", { path: "notes/sub/a.txt", content: "hi\nall\n" });
+    assert.match(
+      textOf(await call("read_text_file", { path: "notes/sub/a.txt" })),
+      /hi/,
+    );
+    assert.match(
+      textOf(await call("read_file", { path: "notes/sub/a.txt" })),
+      /hi/,
+    );
+    const media = await call("read_media_file", { path: "notes/pic.png" });
+    assert.equal(media.result.content[0].mimeType, "image/png");
+    assert.match(
+      textOf(
+        await call("read_multiple_files", {
+          paths: ["notes/sub/a.txt", "notes/pic.png"],
+        }),
+      ),
+      /hi/,
+    );
+    await call("edit_file", {
+      path: "notes/sub/a.txt",
+      edits: [{ oldText: "all", newText: "there" }],
+    });
+    assert.equal(
+      await Deno.readTextFile(`${root}/notes/sub/a.txt`),
+      "hi\nthere\n",
+    );
+    assert.match(
+      textOf(await call("get_file_info", { path: "notes/sub/a.txt" })),
+      /size/,
+    );
+    assert.match(
+      textOf(await call("list_directory", { path: "notes" })),
+      /sub/,
+    );
+    assert.match(
+      textOf(await call("list_directory_with_sizes", { path: "notes" })),
+      /pic\.png/,
+    );
+    assert.match(
+      textOf(await call("directory_tree", { path: "notes" })),
+      /a\.txt/,
+    );
+    assert.match(
+      textOf(
+        await call("search_files", { path: "notes", pattern: "**/a.txt" }),
+      ),
+      /a\.txt/,
+    );
+    await call("move_file", {
+      source: "notes/sub/a.txt",
+      destination: "notes/b.txt",
+    });
+    assert.equal(await Deno.readTextFile(`${root}/notes/b.txt`), "hi\nthere\n");
+    assert.deepEqual(
+      [...called].toSorted(),
+      [...PRESETS.get("filesystem")!.tools.keys()].toSorted(),
+    );
+    await until(
+      "every call in the audit",
+      async () => (await auditLines(setup.audit)).length >= called.size,
+    );
+    const lines = await auditLines(setup.audit);
+    assert.deepEqual(
+      lines.filter((l) => l.outcome !== "forwarded").map((l) => l.tool),
+      [],
+    );
+    assert.deepEqual(lines[0].patterns, ["read:."]);
   } finally {
     await gate[Symbol.asyncDispose]();
     await Deno.remove(setup.dir, { recursive: true });

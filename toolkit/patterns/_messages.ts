@@ -12,8 +12,8 @@ export function argumentName(
   if (value === undefined) return fallback;
   if (typeof value !== "string" || value === "") {
     throw new TypeError(
-      `Cannot call ${context}(): options.argument must be a non-empty string, got ${
-        typeName(value)
+      `Cannot call ${context}(): options.argument must be the name of the caller's argument, such as "path", got ${
+        typeof value === "string" ? "an empty string" : typeName(value)
       }`,
     );
   }

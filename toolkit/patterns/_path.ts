@@ -9,7 +9,10 @@ import { typeName } from "../_util/json_type.ts";
 export interface Root {
   /** The declared root as shown in messages. */
   text: string;
-  /** Its segments, NFC. */
+  /**
+   * Its segments as spelled: a server opens the bytes it is given, so two
+   * spellings of one name (NFC, NFD) may be two different directories.
+   */
   segments: readonly string[];
 }
 
@@ -29,7 +32,7 @@ export function parseRoot(root: unknown, context: string): Root {
     );
   }
   const segments: string[] = [];
-  for (const part of root.normalize("NFC").split("/")) {
+  for (const part of root.split("/")) {
     if (part === "" || part === ".") continue;
     if (part === "..") segments.pop();
     else segments.push(part);
@@ -37,7 +40,12 @@ export function parseRoot(root: unknown, context: string): Root {
   return { text: joinSegments(segments), segments };
 }
 
-/** Checks a caller's path and collapses it to absolute segments, lexically. */
+/**
+ * Checks a caller's path and collapses it to absolute segments, lexically.
+ * The segments keep the caller's spelling: normalising them (NFC) before
+ * links are looked up would miss a link whose name is spelled otherwise,
+ * which the server, opening the path as given, follows.
+ */
 export function collapsePath(
   root: Root,
   path: string,
@@ -63,9 +71,8 @@ export function collapsePath(
       } at offset ${control.index}: expected a path without control characters`,
     );
   }
-  const text = path.normalize("NFC");
-  const out = text.startsWith("/") ? [] : [...root.segments];
-  for (const part of text.split("/")) {
+  const out = path.startsWith("/") ? [] : [...root.segments];
+  for (const part of path.split("/")) {
     if (part === "" || part === ".") continue;
     if (part !== "..") {
       out.push(part);

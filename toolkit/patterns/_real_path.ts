@@ -30,6 +30,7 @@ export async function resolveRoot(declared: string): Promise<string[]> {
 /**
  * The real path of `segments`: existing symbolic links are followed (the
  * last one only when `followLast`), missing components are kept as named.
+ * Names are looked up exactly as spelled, as the kernel does.
  */
 export async function realSegments(
   segments: readonly string[],
@@ -61,48 +62,179 @@ export async function realSegments(
       if (!isMissing(error)) throw fileError(error, input, argument);
     }
   }
-  let known = out.length; // length of the prefix of `out` known to exist
-  let hops = 0;
-  while (queue.length > 0) {
-    const part = queue.shift()!;
-    if (part === "" || part === ".") continue;
-    if (part === "..") {
-      // `out` holds no links, so dropping a component is the physical parent.
-      out.pop();
-      known = Math.min(known, out.length);
-      continue;
-    }
-    out.push(part);
-    if (known !== out.length - 1 || (queue.length === 0 && !followLast)) {
-      continue;
-    }
-    const here = joinSegments(out);
-    let info: Deno.FileInfo;
-    try {
-      info = await Deno.lstat(here);
-    } catch (error) {
-      if (isMissing(error)) continue;
-      throw fileError(error, input, argument);
-    }
-    if (!info.isSymlink) {
-      known = out.length;
-      continue;
-    }
-    if (++hops > MAX_SYMLINKS) throw tooManyLinks(input, argument);
-    let link: string;
-    try {
-      link = await Deno.readLink(here);
-    } catch (error) {
-      throw fileError(error, input, argument);
-    }
-    out.pop();
-    if (link.startsWith("/")) {
-      out.length = 0;
-      known = 0;
-    }
-    queue.unshift(...link.split("/"));
+  const [real] = await walk(
+    { out, known: out.length, queue: queue.map(plain), hops: 0 },
+    { followLast, input, argument, equivalents: false },
+  );
+  return real;
+}
+
+/**
+ * A name that may have another Unicode-equivalent spelling: any non-ASCII
+ * name, and the ASCII ones holding `K`, `;` or a backquote, which KELVIN
+ * SIGN, GREEK QUESTION MARK and GREEK VARIA decompose to.
+ */
+const EQUIVALENT_SPELLINGS = /[\u0080-\u{10ffff}]|[K;`]/u;
+
+/** Bound on the real paths one path may reach through equivalent names. */
+const MAX_REACHED = 64;
+
+/**
+ * Every real path a server could open for `segments`: the kernel's (as
+ * {@linkcode realSegments}), and, for each of the components from index
+ * `from` on (the caller's, not the root's), every entry of its directory
+ * that is the same name in another Unicode spelling (NFC equal), followed
+ * like any other. A server may normalise a name before it opens it, or
+ * look for an equivalent one when the exact name is missing (the
+ * filesystem server does), so a link whose name is spelled in NFD is
+ * reached by a path spelled in NFC, and the other way round.
+ */
+export async function reachableSegments(
+  segments: readonly string[],
+  from: number,
+  input: string,
+  argument: string,
+): Promise<string[][]> {
+  // A name with no other spelling costs nothing more than the kernel's.
+  if (!segments.slice(from).some((part) => EQUIVALENT_SPELLINGS.test(part))) {
+    return [await realSegments(segments, true, input, argument)];
   }
-  return out;
+  // The components before `from` are the real root: known to exist.
+  const out = segments.slice(0, from);
+  const queue = segments.slice(from).map((name) => ({ name, asked: true }));
+  const reached = await walk(
+    { out, known: out.length, queue, hops: 0 },
+    { followLast: true, input, argument, equivalents: true },
+  );
+  const seen = new Set<string>();
+  return reached.filter((real) => {
+    const key = joinSegments(real);
+    return !seen.has(key) && seen.add(key);
+  });
+}
+
+/** A component still to resolve; `asked` when the caller spelled it. */
+interface Part {
+  name: string;
+  asked: boolean;
+}
+
+interface Walk {
+  /** The components resolved so far; none of them is a link. */
+  out: string[];
+  /** How many of `out`, from the start, are known to exist. */
+  known: number;
+  queue: Part[];
+  hops: number;
+}
+
+function plain(name: string): Part {
+  return { name, asked: false };
+}
+
+/**
+ * Walks like the kernel, one component at a time; with `equivalents`, a
+ * caller's component also branches into each equivalent spelling found in
+ * its directory. Returns the real path of every branch.
+ */
+async function walk(
+  start: Walk,
+  options: {
+    followLast: boolean;
+    input: string;
+    argument: string;
+    equivalents: boolean;
+  },
+): Promise<string[][]> {
+  const { followLast, input, argument, equivalents } = options;
+  const done: string[][] = [];
+  const pending = [start];
+  while (pending.length > 0) {
+    const branch = pending.pop()!;
+    const { out, queue } = branch;
+    while (queue.length > 0) {
+      const part = queue.shift()!;
+      if (part.name === "" || part.name === ".") continue;
+      if (part.name === "..") {
+        // `out` holds no links, so dropping a component is the physical parent.
+        out.pop();
+        branch.known = Math.min(branch.known, out.length);
+        continue;
+      }
+      const inKnown = branch.known === out.length;
+      if (
+        equivalents && part.asked && inKnown &&
+        EQUIVALENT_SPELLINGS.test(part.name)
+      ) {
+        for (const name of await equivalentNames(out, part.name, options)) {
+          if (done.length + pending.length + 1 >= MAX_REACHED) {
+            throw new ToolError(
+              `${argument}: ${
+                JSON.stringify(input)
+              } reaches more than ${MAX_REACHED} files through names spelled in other Unicode forms: expected a path with fewer equivalent names`,
+            );
+          }
+          pending.push({
+            out: [...out],
+            known: branch.known,
+            queue: [plain(name), ...queue],
+            hops: branch.hops,
+          });
+        }
+      }
+      out.push(part.name);
+      if (!inKnown || (queue.length === 0 && !followLast)) continue;
+      const here = joinSegments(out);
+      let info: Deno.FileInfo;
+      try {
+        info = await Deno.lstat(here);
+      } catch (error) {
+        if (isMissing(error)) continue;
+        throw fileError(error, input, argument);
+      }
+      if (!info.isSymlink) {
+        branch.known = out.length;
+        continue;
+      }
+      if (++branch.hops > MAX_SYMLINKS) throw tooManyLinks(input, argument);
+      let link: string;
+      try {
+        link = await Deno.readLink(here);
+      } catch (error) {
+        throw fileError(error, input, argument);
+      }
+      out.pop();
+      if (link.startsWith("/")) {
+        out.length = 0;
+        branch.known = 0;
+      }
+      // A link's text is resolved by the kernel as written: no branching.
+      queue.unshift(...link.split("/").map(plain));
+    }
+    done.push(out);
+  }
+  return done;
+}
+
+/** The other names in the directory `dir` that are `name` in NFC. */
+async function equivalentNames(
+  dir: readonly string[],
+  name: string,
+  options: { input: string; argument: string },
+): Promise<string[]> {
+  const wanted = name.normalize("NFC");
+  const names: string[] = [];
+  try {
+    for await (const entry of Deno.readDir(joinSegments(dir))) {
+      if (entry.name !== name && entry.name.normalize("NFC") === wanted) {
+        names.push(entry.name);
+      }
+    }
+  } catch (error) {
+    if (isMissing(error)) return [];
+    throw fileError(error, options.input, options.argument);
+  }
+  return names;
 }
 
 function isMissing(error: unknown): boolean {

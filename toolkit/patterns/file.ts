@@ -9,7 +9,7 @@ import {
   parseRoot,
   type Root,
 } from "./_path.ts";
-import { realSegments, resolveRoot } from "./_real_path.ts";
+import { reachableSegments, realSegments, resolveRoot } from "./_real_path.ts";
 import { escapeGlob } from "./escape.ts";
 import { typeName } from "../_util/json_type.ts";
 
@@ -39,8 +39,9 @@ import { typeName } from "../_util/json_type.ts";
  * @throws {TypeError} When `root` is not an absolute path.
  */
 export function canonicalPath(root: string, path: string): string {
-  const base = parseRoot(root, "Cannot canonicalise a path");
-  const segments = collapsePath(base, path, "path");
+  // Lexical names compare equivalent spellings as one: NFC first.
+  const base = parseRoot(nfc(root), "Cannot canonicalise a path");
+  const segments = collapsePath(base, nfc(path), "path");
   return displayName(segments, base.segments);
 }
 
@@ -261,23 +262,11 @@ class FileRoot implements FileAccess {
     argument: string,
     followLast: boolean,
   ): Promise<FileTarget> {
-    if (typeof argument !== "string" || argument === "") {
-      throw new TypeError(
-        `Cannot build a file target: options.argument must be a non-empty string, got ${
-          typeName(argument)
-        }`,
-      );
-    }
-    const base = this.#base;
-    const lexical = collapsePath(base, path, argument);
-    const realRoot = await this.#realRoot();
-    // Inside the declared root, continue from its real path, so a root that
-    // is itself a link (macOS /tmp) keeps root-relative names.
-    const absolute = isInside(lexical, base.segments)
-      ? [...realRoot, ...lexical.slice(base.segments.length)]
-      : lexical;
+    const { absolute, realRoot } = await this.#absolute(path, argument);
     const real = await realSegments(absolute, followLast, path, argument);
-    const named = escapeGlob(displayName(absolute, realRoot, base.segments));
+    const named = escapeGlob(
+      displayName(absolute, realRoot, this.#base.segments),
+    );
     const target = escapeGlob(displayName(real, realRoot));
     const patterns = named === target
       ? [`${verb}:${target}`]
@@ -290,6 +279,49 @@ class FileRoot implements FileAccess {
     });
   }
 
+  /** See {@linkcode reachableTargets}. */
+  async reach(path: string, argument: string): Promise<string[]> {
+    const { absolute, realRoot, inside } = await this.#absolute(
+      path,
+      argument,
+    );
+    const reached = await reachableSegments(
+      absolute,
+      inside ? realRoot.length : 0,
+      path,
+      argument,
+    );
+    const names = [
+      displayName(absolute, realRoot, this.#base.segments),
+      ...reached.map((real) => displayName(real, realRoot)),
+    ].map(escapeGlob);
+    return [...new Set(names)];
+  }
+
+  /** The caller's path as absolute segments, spelled as given. */
+  async #absolute(
+    path: string,
+    argument: string,
+  ): Promise<{ absolute: string[]; realRoot: string[]; inside: boolean }> {
+    if (typeof argument !== "string" || argument === "") {
+      throw new TypeError(
+        `Cannot build a file target: options.argument must be the name of the caller's argument, such as "path", got ${
+          typeof argument === "string" ? "an empty string" : typeName(argument)
+        }`,
+      );
+    }
+    const base = this.#base;
+    const lexical = collapsePath(base, path, argument);
+    const realRoot = await this.#realRoot();
+    // Inside the declared root, continue from its real path, so a root that
+    // is itself a link (macOS /tmp) keeps root-relative names.
+    const inside = isInside(lexical, base.segments);
+    const absolute = inside
+      ? [...realRoot, ...lexical.slice(base.segments.length)]
+      : lexical;
+    return { absolute, realRoot, inside };
+  }
+
   #realRoot(): Promise<string[]> {
     if (this.#real === undefined) {
       this.#real = resolveRoot(this.#declared);
@@ -298,4 +330,39 @@ class FileRoot implements FileAccess {
     }
     return this.#real;
   }
+}
+
+/**
+ * Internal to the gate, which names the files of a server it does not
+ * control: the names (glob-escaped, no verb) of `path` as spelled and of
+ * every real file a server could open for it, following every link, the
+ * last one too, and every Unicode-equivalent spelling of the caller's
+ * names (see reachableSegments). Not part of the public API.
+ *
+ * @example
+ * ```ts
+ * import { fileAccess, reachableTargets } from "./file.ts";
+ *
+ * const files = fileAccess(await Deno.makeTempDir());
+ * await reachableTargets(files, "notes/café/x", "path");
+ * // ["notes/café/x"], and "secrets/x" too when notes/cafe\u0301 links there
+ * ```
+ *
+ * @throws {ToolError} Starting with `argument`, as the builders' do.
+ */
+export function reachableTargets(
+  files: FileAccess,
+  path: string,
+  argument: string,
+): Promise<string[]> {
+  if (!(files instanceof FileRoot)) {
+    throw new TypeError(
+      `Cannot name reachable files: expected the FileAccess of fileAccess(), got another object`,
+    );
+  }
+  return files.reach(path, argument);
+}
+
+function nfc<T>(value: T): T {
+  return (typeof value === "string" ? value.normalize("NFC") : value) as T;
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { canonicalPath, fileAccess } from "./file.ts";
 import { escapeGlob } from "./escape.ts";
+import { execAccess } from "./exec.ts";
 import { checkPattern } from "../../validate/_pattern_grammar.ts";
 import { check, type Expect, prng, refused } from "./_testing.ts";
 import { Policy } from "../policy/policy.ts";
@@ -338,12 +339,25 @@ Deno.test("fileAccess() resolves targets on the real file system", async (t) => 
     assert.equal(await Deno.readTextFile(target.path), "star");
   });
   await t.step(
-    "NFD and NFC spellings give one pattern and one path",
+    "NFD and NFC spellings give one pattern, each the path as spelled",
     async () => {
       const nfd = await files.write("cafe\u0301.txt");
       const nfc = await files.write("caf\u00e9.txt");
       assert.deepEqual(nfd.patterns, ["write:caf\u00e9.txt"]);
-      assert.deepEqual(nfd, nfc);
+      assert.deepEqual(nfc.patterns, ["write:caf\u00e9.txt"]);
+      // The handler opens the name it was given, as the kernel looks it up.
+      assert.equal(nfd.path, `${root}/cafe\u0301.txt`);
+      assert.equal(nfc.path, `${root}/caf\u00e9.txt`);
+    },
+  );
+  await t.step(
+    "a link named in NFD is followed when the path spells it so",
+    async () => {
+      await Deno.mkdir(`${root}/vault`);
+      await Deno.symlink("vault", `${root}/cafe\u0301`);
+      const target = await files.write("cafe\u0301/k");
+      assert.deepEqual(target.patterns, ["write:caf\u00e9/k", "write:vault/k"]);
+      assert.equal(target.path, `${root}/vault/k`);
     },
   );
   await t.step("a link loop is refused", async () => {
@@ -473,5 +487,19 @@ Deno.test("a pattern tool built on fileAccess() acts on exactly what its probe n
         text: `path: "../x" leaves the root ${root}: expected a path inside it`,
       }]);
     },
+  );
+});
+
+Deno.test("an empty options.argument is refused, saying what was expected", async () => {
+  const files = fileAccess(await Deno.makeTempDir());
+  await assert.rejects(
+    files.write("a.txt", { argument: "" }),
+    new TypeError(
+      `Cannot build a file target: options.argument must be the name of the caller's argument, such as "path", got an empty string`,
+    ),
+  );
+  assert.throws(
+    () => execAccess(["ls"], { argument: "" }),
+    /options\.argument must be the name of the caller's argument, such as "path", got an empty string$/,
   );
 });

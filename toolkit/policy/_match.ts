@@ -23,9 +23,19 @@ import {
 import type { Compiled, Form } from "./_compile.ts";
 import { ANY, type CharClass, type Item, ONE, type Step } from "./_item.ts";
 
-/** A concrete pattern, unescaped and split. */
+/**
+ * A concrete pattern, unescaped and split. A path pattern whose last segment
+ * is an unescaped `**` (`read:notes/**`, `read:**` for the root) is a
+ * `subtree`: the directory and everything below it, as a listing reads.
+ */
 type Parsed =
-  | { verb: string; kind: "path"; absolute: boolean; items: string[] }
+  | {
+    verb: string;
+    kind: "path";
+    absolute: boolean;
+    items: string[];
+    subtree?: boolean;
+  }
   | { verb: string; kind: "exec"; items: string[] }
   | {
     verb: string;
@@ -47,6 +57,17 @@ export function parsePattern(pattern: string): Parsed | string {
   } catch (error) {
     if (error instanceof Problem) return error.message;
     throw error;
+  }
+  const directory = subtreeOf(verb, target, tokens);
+  if (directory !== undefined) {
+    if (directory === "") {
+      return `pattern ${
+        JSON.stringify(pattern)
+      } is not canonical: expected "**" for everything under the root and "/**" for everything under "/"`;
+    }
+    const parsed = parsePattern(`${verb}:${directory}`);
+    if (typeof parsed === "string" || parsed.kind !== "path") return parsed;
+    return { ...parsed, subtree: true };
   }
   const glob = tokens.find((t) => !t.lit && GLOB_CHARS.has(t.c));
   if (glob !== undefined) {
@@ -71,6 +92,30 @@ export function parsePattern(pattern: string): Parsed | string {
     }`;
   }
   return parsed ?? parseNetPattern(verb, target);
+}
+
+/**
+ * The directory of a subtree pattern (`notes` of `notes/**`, `.` of `**`,
+ * `/` of `/**`), `""` when the subtree is spelled otherwise (`./**`,
+ * `//**`), `undefined` when the pattern is no subtree.
+ */
+function subtreeOf(
+  verb: string,
+  target: string,
+  tokens: Token[],
+): string | undefined {
+  const n = tokens.length;
+  const star = (t: Token | undefined) => t !== undefined && isSpecial(t, "*");
+  if (
+    targetKind(verb) !== "path" || !star(tokens[n - 1]) || !star(tokens[n - 2])
+  ) {
+    return undefined;
+  }
+  if (n === 2) return ".";
+  if (!isSpecial(tokens[n - 3], "/")) return undefined;
+  if (n === 3) return "/";
+  const directory = target.slice(0, -3);
+  return directory === "." || directory === "/" ? "" : directory;
 }
 
 /** The shape of a pattern, from its tokens; the structure only. */
@@ -147,10 +192,75 @@ function parseNetPattern(verb: string, target: string): Parsed | string {
   return { verb, kind: "net", scheme, host, port };
 }
 
+/**
+ * Whether the rule matches every target the pattern names: the one
+ * target, or, for a subtree, the directory and every name below it.
+ */
 export function matches(compiled: Compiled, parsed: Parsed): boolean {
   if (compiled.verb !== parsed.verb) return false;
   for (const form of compiled.alternatives) {
-    if (matchForm(form, parsed)) return true;
+    if (
+      parsed.kind === "path" && parsed.subtree
+        ? subtreeMatch(form, parsed, "every")
+        : matchForm(form, parsed)
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Whether the rule matches some target the pattern names: for a deny or an
+ * ask rule, which a subtree meets when any name below it could match.
+ */
+export function overlaps(compiled: Compiled, parsed: Parsed): boolean {
+  if (!(parsed.kind === "path" && parsed.subtree)) {
+    return matches(compiled, parsed);
+  }
+  if (compiled.verb !== parsed.verb) return false;
+  return compiled.alternatives.some((form) =>
+    subtreeMatch(form, parsed, "some")
+  );
+}
+
+/**
+ * A path rule against a subtree: the rule's items are run over the
+ * directory's segments (ANY may also take none); from the states reached,
+ * `some` name below may still match (a rule glob is taken as matching some
+ * name: counting more overlaps is the strict side), or `every` name does
+ * (all the rule's remaining items are `**`).
+ */
+function subtreeMatch(
+  form: Form,
+  parsed: Parsed & { kind: "path" },
+  mode: "some" | "every",
+): boolean {
+  if (form.kind !== "path" || form.absolute !== parsed.absolute) return false;
+  const { items } = form;
+  const closure = (states: Set<number>) => {
+    for (const state of states) {
+      if (items[state] === ANY) states.add(state + 1);
+    }
+    return states;
+  };
+  let states = closure(new Set([0]));
+  for (const value of parsed.items) {
+    const next = new Set<number>();
+    for (const state of states) {
+      if (state >= items.length) continue;
+      const item = items[state];
+      if (item === ANY) next.add(state);
+      else if (matchItem(item, value)) next.add(state + 1);
+    }
+    states = closure(next);
+    if (states.size === 0) return false;
+  }
+  if (mode === "some") return states.size > 0;
+  for (const state of states) {
+    if (state < items.length && items.slice(state).every((i) => i === ANY)) {
+      return true;
+    }
   }
   return false;
 }

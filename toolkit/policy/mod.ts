@@ -15,6 +15,11 @@
  * - everywhere: `?` one character, `[a-z]`/`[!a-z]` a character class,
  *   `{a,b}` alternatives, `\` escapes the next character.
  *
+ * A path pattern ending in an unescaped `**` (`read:notes/**`, `read:**`)
+ * names a subtree, as a recursive listing reads it: a deny or ask rule that
+ * could match any name below it decides it, and it is allowed only when one
+ * allow rule matches every name.
+ *
  * Matching is anchored (the whole target must match) and case-sensitive.
  * Bad rules are refused when loaded, with a {@linkcode RuleSyntaxError} that
  * names the rule.

@@ -2,7 +2,7 @@
 
 import type { Decision, Evaluation, PatternEvaluation } from "./decision.ts";
 import { type Compiled, compileRule } from "./_compile.ts";
-import { matches, parsePattern } from "./_match.ts";
+import { matches, overlaps, parsePattern } from "./_match.ts";
 import { typeName } from "../_util/json_type.ts";
 
 /**
@@ -148,7 +148,12 @@ export class Policy {
     if (lists !== undefined) {
       for (const list of ORDER) {
         for (const entry of lists[list]) {
-          if (matches(entry.compiled, parsed)) {
+          // A subtree (read:notes/**) is denied or asked when a rule meets
+          // any name below it, and allowed only when one covers them all.
+          const hit = list === "allow"
+            ? matches(entry.compiled, parsed)
+            : overlaps(entry.compiled, parsed);
+          if (hit) {
             return { pattern, decision: list, rule: entry.rule };
           }
         }

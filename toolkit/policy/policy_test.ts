@@ -365,3 +365,55 @@ Deno.test("Policy never allows a random spelling of a denied target", async (t) 
     });
   }
 });
+
+Deno.test("a subtree pattern is decided by every name below its directory", async (t) => {
+  const policy = new Policy({
+    allow: ["read:**", "read:/srv/public/**"],
+    ask: ["read:**/*.key"],
+    deny: ["read:secrets/**", "read:/etc/**"],
+  });
+  const decide = (pattern: string) => {
+    const [result] = policy.evaluate([pattern]).patterns;
+    return [result.decision, result.rule ?? result.problem];
+  };
+  await t.step("a deny rule below the directory denies it", () => {
+    assert.deepEqual(decide("read:**"), ["deny", "read:secrets/**"]);
+    assert.deepEqual(decide("read:secrets/**"), ["deny", "read:secrets/**"]);
+    assert.deepEqual(decide("read:secrets/a/**"), [
+      "deny",
+      "read:secrets/**",
+    ]);
+    assert.deepEqual(decide("read:/**"), ["deny", "read:/etc/**"]);
+  });
+  await t.step("an ask rule that could match a name below asks", () => {
+    assert.deepEqual(decide("read:notes/**"), ["ask", "read:**/*.key"]);
+  });
+  await t.step("allowed only when one rule covers every name", () => {
+    const open = new Policy({ allow: ["read:notes/**"] });
+    assert.equal(open.evaluate(["read:notes/**"]).decision, "allow");
+    assert.equal(open.evaluate(["read:notes/a/**"]).decision, "allow");
+    // notes/* covers the names directly inside, not the ones below.
+    const shallow = new Policy({ allow: ["read:notes/*", "read:notes"] });
+    assert.equal(shallow.evaluate(["read:notes/**"]).decision, "ask");
+    assert.equal(open.evaluate(["read:**"]).decision, "ask");
+    assert.equal(
+      new Policy({ allow: ["read:/srv/public/**"] })
+        .evaluate(["read:/srv/public/x/**"]).decision,
+      "allow",
+    );
+  });
+  await t.step("a subtree has one spelling", () => {
+    for (const pattern of ["read:./**", "read://**", "read:a/./**"]) {
+      const [decision, problem] = decide(pattern);
+      assert.equal(decision, "ask", pattern);
+      assert.match(String(problem), /not canonical/, pattern);
+    }
+    // Only a whole last segment ** is a subtree; other globs stay refused.
+    assert.match(String(decide("read:a**")[1]), /unescaped "\*"/);
+    assert.match(String(decide("read:**/a")[1]), /unescaped "\*"/);
+    assert.match(
+      String(new Policy({}).evaluate(["exec:**"]).patterns[0].problem),
+      /unescaped "\*"/,
+    );
+  });
+});

@@ -37,7 +37,9 @@ export class Rule {
 
   /**
    * Whether `pattern` matches this rule. A pattern that is not canonical
-   * (bad grammar, an unescaped glob character, `..`) matches no rule.
+   * (bad grammar, an unescaped glob character, `..`) matches no rule. A
+   * subtree (`read:notes/**`) matches when the rule matches every name in
+   * it (`read:**` does, `read:notes/*` does not).
    *
    * @example
    * ```ts
