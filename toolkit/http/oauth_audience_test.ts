@@ -14,7 +14,7 @@ import {
   signingKey,
   signToken,
 } from "./_jwt_test_helpers.ts";
-import { INITIALIZE, rawRequest, start } from "./_test_helpers.ts";
+import { INITIALIZE, post, rawRequest, start } from "./_test_helpers.ts";
 
 const OTHER = "https://mcp.other.example/mcp";
 
@@ -258,6 +258,30 @@ Deno.test("oauth without resource takes the audience from the address it listens
       assert.match(reply.text, /set oauth\.resource/);
     },
   );
+});
+
+Deno.test("oauth without resource on [::1] takes [::1] and localhost on its port as the audience, not 127.0.0.1", async () => {
+  const key = await signingKey("key-1");
+  await using jwks = serveJwks([key.jwk]);
+  await using http = start(
+    {
+      hostname: "::1",
+      oauth: { authorizationServers: [ISSUER], jwks: jwks.url },
+    },
+    authServer(),
+  );
+  const port = http.addr.port;
+  const statusFor = async (audience: string) => {
+    const response = await post(http.url, INITIALIZE, {
+      authorization: `Bearer ${await signToken(key, audience)}`,
+    });
+    await response.body?.cancel();
+    return response.status;
+  };
+  assert.equal(await statusFor(`http://[::1]:${port}/mcp`), 200);
+  assert.equal(await statusFor(`http://localhost:${port}/mcp`), 200);
+  // Another server may listen on 127.0.0.1 at this port.
+  assert.equal(await statusFor(`http://127.0.0.1:${port}/mcp`), 401);
 });
 
 Deno.test("oauth without resource refuses to start where the address it listens on is unknown", async (t) => {
