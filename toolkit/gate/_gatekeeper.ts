@@ -206,7 +206,8 @@ export class Gatekeeper {
       this.#forwardCall(call, message, undefined, undefined, false);
       return;
     }
-    const inForce = this.#source.current();
+    // A policy file saved before this call decides it, however recent.
+    const inForce = await this.#pending.withCancel(call, this.#source.fresh());
     const entry = inForce.mapping.decision(name);
     let verdict: Verdict;
     if (!probed) {

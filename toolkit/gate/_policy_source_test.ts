@@ -143,6 +143,41 @@ Deno.test("docs/gate.md quotes the policy errors the gate gives today", async (t
   });
 });
 
+Deno.test("watchPolicy() fresh() reads a file saved just before, in place and the same size, and keeps the last good policy when it is invalid", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/p.yaml`;
+  const logged: string[] = [];
+  await Deno.writeTextFile(path, "unprobed: allow\n");
+  const source = await watchPolicy(path, {
+    unprobed: "ask",
+    tools: new Map(),
+    log: (line) => logged.push(line),
+    // The watcher alone would not read the file within this test.
+    debounceMs: 60_000,
+  });
+  try {
+    // Each save keeps the inode and the size, and lands within one mtime
+    // tick of the last (often, not always): then only the content tells
+    // them apart.
+    for (const unprobed of ["deny ", "allow", "ask  ", "deny "]) {
+      await Deno.writeTextFile(path, `unprobed: ${unprobed}\n`);
+      assert.equal((await source.fresh()).unprobed, unprobed.trim());
+    }
+    await Deno.writeTextFile(path, "unprobed: never\n");
+    assert.equal((await source.fresh()).unprobed, "deny");
+    assert.ok(
+      logged.some((l) => l.includes("never") && l.includes("last good")),
+      logged.join("\n"),
+    );
+    await Deno.writeTextFile(path, "unprobed: allow\n");
+    assert.equal((await source.fresh()).unprobed, "allow");
+    assert.equal(source.current().unprobed, "allow");
+  } finally {
+    await source.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("the worked policy in docs/gate.md does what the page says, in front of hello-tool", async () => {
   const page = await Deno.readTextFile(
     new URL("../../docs/gate.md", import.meta.url),

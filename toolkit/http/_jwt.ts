@@ -49,7 +49,8 @@ export type JwksSource = string | URL | { keys: readonly JsonWebKey[] };
 /** What a token's claims must say. */
 export interface JwtExpectations {
   issuers: readonly string[];
-  audience: string;
+  /** A token must name one of them. */
+  audiences: readonly string[];
   clockToleranceS: number;
   algorithms: readonly string[];
 }
@@ -81,7 +82,8 @@ export function jwtVerifier(
   >();
   return async (token, expect) => {
     // A digest as the key: the table holds no tokens.
-    const id = createHash("sha256").update(expect.audience).update("\n")
+    const id = createHash("sha256").update(JSON.stringify(expect.audiences))
+      .update("\n")
       .update(token).digest("base64");
     const hit = remembered.get(id);
     if (hit !== undefined) {
@@ -92,7 +94,7 @@ export function jwtVerifier(
     try {
       const { payload } = await jwtVerify(token, keys, {
         issuer: [...expect.issuers],
-        audience: expect.audience,
+        audience: [...expect.audiences],
         clockTolerance: expect.clockToleranceS,
         algorithms: [...expect.algorithms],
         requiredClaims: ["exp"],

@@ -19,6 +19,7 @@ import { notFound, shuttingDown } from "./_response.ts";
 import { carryAuthInfo } from "./_auth_info.ts";
 import { metadataPaths } from "./_protected_resource.ts";
 import { pathnameOf } from "./_pathname.ts";
+import { listenAddressOf, withListenAddress } from "./_listen_address.ts";
 
 /**
  * Options for {@linkcode createHttpHandler}: those of each layer, and
@@ -131,9 +132,13 @@ export function createHttpHandler(
     );
   }
   if (options.auth !== undefined) layers.push(bearerAuth(options.auth));
-  const oauth = options.oauth === undefined
-    ? undefined
-    : oauthResource({ ...options.oauth, path });
+  // serveHttp's bound address goes on to the layer, for its default resource.
+  const listening = listenAddressOf(options);
+  const oauth = options.oauth === undefined ? undefined : oauthResource(
+    listening === undefined
+      ? { ...options.oauth, path }
+      : withListenAddress({ ...options.oauth, path }, listening),
+  );
   // The metadata is served past the host guard, without a token.
   const metadata = options.oauth === undefined
     ? undefined

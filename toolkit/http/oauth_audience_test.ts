@@ -1,10 +1,12 @@
 // Issue 22: without `resource`, the audience a token must name was built
 // from `request.url`, which Deno takes from an absolute-form request line or
-// the raw Host. These tests speak raw HTTP/1.1 over TCP, so that the request
-// line and Host are exactly what a hostile client writes.
+// the raw Host; issue 27: then from the Host, which named another port.
+// These tests speak raw HTTP/1.1 over TCP, so that the request line and
+// Host are exactly what a hostile client writes.
 
 import assert from "node:assert/strict";
 import { oauthResource } from "./oauth_resource.ts";
+import { createHttpHandler } from "./handler.ts";
 import {
   authServer,
   ISSUER,
@@ -12,7 +14,7 @@ import {
   signingKey,
   signToken,
 } from "./_jwt_test_helpers.ts";
-import { INITIALIZE, rawRequest, start } from "./_test_helpers.ts";
+import { INITIALIZE, post, rawRequest, start } from "./_test_helpers.ts";
 
 const OTHER = "https://mcp.other.example/mcp";
 
@@ -39,7 +41,7 @@ function headerOf(reply: string, name: string): string | undefined {
   return line?.slice(name.length + 1).trim();
 }
 
-Deno.test("oauth without resource takes the audience from the guarded Host, never from the request line", async (t) => {
+Deno.test("oauth without resource never takes the audience from the request line", async (t) => {
   const key = await signingKey("key-1");
   await using jwks = serveJwks([key.jwk]);
   await using http = start(
@@ -100,7 +102,7 @@ Deno.test("oauth without resource takes the audience from the guarded Host, neve
   );
 
   await t.step(
-    "the metadata document names the guarded Host, not the request line",
+    "the metadata document names this server, not the request line",
     async () => {
       const reply = await rawRequest(port, [
         "GET https://mcp.other.example/.well-known/oauth-protected-resource/mcp HTTP/1.1",
@@ -153,54 +155,164 @@ Deno.test("the host guard refuses a Host that is not exactly host[:port] with 40
   }
 });
 
-Deno.test("oauthResource() alone without resource derives an audience only for a loopback Host", async () => {
+Deno.test("oauth without resource takes the audience from the address it listens on, never from Host", async (t) => {
   const key = await signingKey("key-1");
-  const layer = oauthResource({
-    authorizationServers: [ISSUER],
-    jwks: { keys: [key.jwk] },
-  });
-  const next = () => Promise.resolve(new Response("passed"));
-  const send = async (url: string, host: string | undefined, aud: string) =>
-    await layer(
-      new Request(url, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${await signToken(key, aud)}`,
-          ...(host === undefined ? {} : { host }),
-        },
-        body: "{}",
-      }),
-      next,
-    );
+  await using jwks = serveJwks([key.jwk]);
+  await using http = start(
+    { oauth: { authorizationServers: [ISSUER], jwks: jwks.url } },
+    authServer(),
+  );
+  const port = http.addr.port;
+  // Another server on this machine, whose tokens a client holds.
+  const elsewhere = port === 4000 ? 4001 : 4000;
+  const metadataOf = async (host: string) => {
+    const reply = await rawRequest(port, [
+      "GET /.well-known/oauth-protected-resource/mcp HTTP/1.1",
+      `host: ${host}`,
+    ]);
+    assert.equal(reply.status, 200);
+    return JSON.parse(reply.text.split("\r\n\r\n")[1]);
+  };
 
-  // No guard in front: a foreign Host must not choose the audience.
-  const foreign = await send(
-    "http://127.0.0.1:8000/mcp",
-    "mcp.other.example",
-    OTHER,
+  await t.step(
+    `a token for http://localhost:${elsewhere}/mcp sent with Host localhost:${elsewhere} is refused 401`,
+    async () => {
+      const reply = await initializeRaw(
+        port,
+        "POST /mcp HTTP/1.1",
+        `localhost:${elsewhere}`,
+        await signToken(key, `http://localhost:${elsewhere}/mcp`),
+      );
+      assert.equal(reply.status, 401);
+      const challenge = headerOf(reply.text, "www-authenticate") ?? "";
+      assert.match(challenge, /error="invalid_token"/);
+      assert.match(challenge, /\(aud\)/);
+      // The challenge names this server's port, not the one Host gave.
+      assert.match(
+        challenge,
+        new RegExp(
+          `resource_metadata="http://localhost:${port}/\\.well-known/oauth-protected-resource/mcp"`,
+        ),
+      );
+    },
   );
-  assert.equal(foreign.status, 403);
-  assert.match(await foreign.text(), /resource/);
-  const bad = await send(
-    "http://127.0.0.1:8000/mcp",
-    "localhost:1@evil.example",
-    "http://evil.example/mcp",
+
+  await t.step(
+    "a token for [::1] on this port is refused: the server does not listen there",
+    async () => {
+      const reply = await initializeRaw(
+        port,
+        "POST /mcp HTTP/1.1",
+        `127.0.0.1:${port}`,
+        await signToken(key, `http://[::1]:${port}/mcp`),
+      );
+      assert.equal(reply.status, 401);
+    },
   );
-  assert.equal(bad.status, 400);
-  await bad.body?.cancel();
-  // The scheme is http on loopback whatever the request URL says.
-  const https = await send(
-    "https://localhost:8000/mcp",
-    undefined,
-    "https://localhost:8000/mcp",
+
+  for (const name of ["127.0.0.1", "localhost"]) {
+    await t.step(
+      `a token for http://${name}:${port}/mcp is served`,
+      async () => {
+        for (const host of [`${name}:${port}`, `127.0.0.1:${port}`]) {
+          const reply = await initializeRaw(
+            port,
+            "POST /mcp HTTP/1.1",
+            host,
+            await signToken(key, `http://${name}:${port}/mcp`),
+          );
+          assert.equal(reply.status, 200, host);
+        }
+      },
+    );
+  }
+
+  await t.step(
+    "the metadata document names this server's port whatever Host says",
+    async () => {
+      assert.equal(
+        (await metadataOf(`localhost:${elsewhere}`)).resource,
+        `http://localhost:${port}/mcp`,
+      );
+      assert.equal(
+        (await metadataOf(`127.0.0.1:${port}`)).resource,
+        `http://127.0.0.1:${port}/mcp`,
+      );
+      assert.equal(
+        (await metadataOf("localhost")).resource,
+        `http://localhost:${port}/mcp`,
+      );
+    },
   );
-  assert.equal(https.status, 401);
-  await https.body?.cancel();
-  const good = await send(
-    "https://mcp.other.example/mcp",
-    "localhost:8000",
-    "http://localhost:8000/mcp",
+
+  await t.step(
+    "Host [::1], a loopback name that does not reach this server, gets 403",
+    async () => {
+      const reply = await initializeRaw(
+        port,
+        "POST /mcp HTTP/1.1",
+        `[::1]:${port}`,
+        await signToken(key, `http://[::1]:${port}/mcp`),
+      );
+      assert.equal(reply.status, 403);
+      assert.match(reply.text, /set oauth\.resource/);
+    },
   );
-  assert.equal(good.status, 200);
-  await good.body?.cancel();
+});
+
+Deno.test("oauth without resource on [::1] takes [::1] and localhost on its port as the audience, not 127.0.0.1", async () => {
+  const key = await signingKey("key-1");
+  await using jwks = serveJwks([key.jwk]);
+  await using http = start(
+    {
+      hostname: "::1",
+      oauth: { authorizationServers: [ISSUER], jwks: jwks.url },
+    },
+    authServer(),
+  );
+  const port = http.addr.port;
+  const statusFor = async (audience: string) => {
+    const response = await post(http.url, INITIALIZE, {
+      authorization: `Bearer ${await signToken(key, audience)}`,
+    });
+    await response.body?.cancel();
+    return response.status;
+  };
+  assert.equal(await statusFor(`http://[::1]:${port}/mcp`), 200);
+  assert.equal(await statusFor(`http://localhost:${port}/mcp`), 200);
+  // Another server may listen on 127.0.0.1 at this port.
+  assert.equal(await statusFor(`http://127.0.0.1:${port}/mcp`), 401);
+});
+
+Deno.test("oauth without resource refuses to start where the address it listens on is unknown", async (t) => {
+  const key = await signingKey("key-1");
+  const oauth = { authorizationServers: [ISSUER], jwks: { keys: [key.jwk] } };
+
+  await t.step("oauthResource() alone", () => {
+    assert.throws(
+      () => oauthResource(oauth),
+      (error) =>
+        error instanceof TypeError &&
+        /resource is required: set it to the public URL of the endpoint/
+          .test(error.message),
+    );
+  });
+  await t.step("createHttpHandler(), for Deno.serve or Hono", () => {
+    assert.throws(
+      () => createHttpHandler(authServer(), { oauth }),
+      (error) =>
+        error instanceof TypeError &&
+        /resource is required.*"http:\/\/127\.0\.0\.1:8080\/mcp"/.test(
+          error.message,
+        ),
+    );
+  });
+  await t.step("with resource, both start", async () => {
+    const resource = "http://localhost:8080/mcp";
+    assert.equal(typeof oauthResource({ ...oauth, resource }), "function");
+    const handler = createHttpHandler(authServer(), {
+      oauth: { ...oauth, resource },
+    });
+    await handler.close();
+  });
 });

@@ -27,7 +27,12 @@ import {
 import { CODE, rpcError } from "./_response.ts";
 import { withoutAuthorization } from "./_copy_request.ts";
 import { checkWholeNumber } from "../_util/whole_number.ts";
-import { hostOf, LOOPBACK_NAMES, malformedHost } from "./_host.ts";
+import { hostOf, malformedHost } from "./_host.ts";
+import {
+  type ListenAddress,
+  listenAddressOf,
+  loopbackNamesOf,
+} from "./_listen_address.ts";
 import { pathnameOf } from "./_pathname.ts";
 
 /** RFC 6749's scope-token: printable ASCII but space, `"` and `\`. */
@@ -63,13 +68,13 @@ export interface OAuthResourceOptions {
   /**
    * The resource identifier: the public URL of the MCP endpoint, such as
    * `https://mcp.example.com/mcp`. A token's `aud` must contain it
-   * (RFC 8707), and the metadata document names it. Without it, the
-   * request's `Host` is used, as `http://<Host><path>`, and only when it is
-   * a loopback name (`localhost`, `127.0.0.1`, `[::1]`, any port): that
-   * suits local development, and a request to any other `Host` gets 403,
-   * so that a client cannot pick the audience its token is checked
-   * against. Behind a proxy or TLS terminator, or on any public name, set
-   * it.
+   * (RFC 8707), and the metadata document names it. Required, except
+   * under `serveHttp` (or `streamableHttp`) on a loopback address: there
+   * the audience is `http://<name>:<port><path>` for the port it listens on
+   * and the loopback names that reach it (`127.0.0.1` or `[::1]`, and
+   * `localhost`), never anything a request says, which suits local
+   * development. Behind a proxy or TLS terminator, or on any public name,
+   * set it.
    *
    * @default {undefined}
    */
@@ -194,29 +199,42 @@ export interface OAuthResourceOptions {
 export function oauthResource(options: OAuthResourceOptions): HttpLayer {
   const checked = checkOptions(options);
   const { path, resource, issuers, scopes, clockSkewMs } = checked;
+  const listening = resource === undefined
+    ? listenAddressOf(options)
+    : undefined;
+  if (resource === undefined && listening === undefined) {
+    throw new TypeError(
+      `${WHAT}: resource is required: set it to the public URL of the endpoint, such as "http://127.0.0.1:8080${
+        path === "/" ? "/" : path
+      }" (only serveHttp knows the address it listens on, and the request's Host is the client's to choose)`,
+    );
+  }
   const paths = metadataPaths(path, resource);
   const scopeParam = scopes.length === 0 ? "" : `, scope="${scopes.join(" ")}"`;
 
   const verifyToken = async (
     token: string,
     request: Request,
-    audience: string,
+    audiences: readonly string[],
   ): Promise<Record<string, unknown>> => {
     if (checked.jwt !== undefined) {
       return await checked.jwt(token, {
         issuers,
-        audience,
+        audiences,
         clockToleranceS: clockSkewMs / 1000,
         algorithms: checked.algorithms,
       });
     }
     const claims = await options.verify!(token, request);
-    return checkClaims(claims, audience, issuers, clockSkewMs);
+    return checkClaims(claims, audiences, issuers, clockSkewMs);
   };
 
   return async (request, next) => {
-    const here = resource ?? defaultResource(request, path);
-    if (here instanceof Response) return here;
+    const own = resource === undefined
+      ? listenedResource(request, path, listening!)
+      : { here: resource, audiences: [resource] };
+    if (own instanceof Response) return own;
+    const { here, audiences } = own;
     if (paths.has(pathnameOf(request.url))) {
       return serveMetadata(
         request,
@@ -241,7 +259,7 @@ export function oauthResource(options: OAuthResourceOptions): HttpLayer {
     const token = match[1];
     let claims: Record<string, unknown>;
     try {
-      claims = await verifyToken(token, request, here);
+      claims = await verifyToken(token, request, audiences);
     } catch (error) {
       if (error instanceof TokenRejected) {
         return rpcError(
@@ -427,27 +445,43 @@ function checkOptions(options: OAuthResourceOptions): CheckedOptions {
 }
 
 /**
- * The resource of a request when none is configured: `http://<Host><path>`
- * for a loopback `Host`, else a refusal. Never the request URL, which an
- * absolute-form request line sets; never a foreign `Host`, which would let
- * a client choose the audience its token is checked against.
+ * The resource when none is configured, from the address serveHttp
+ * listens on: `http://<name>:<port><path>` for each loopback name that
+ * reaches it, any of which a token may name. The `Host` only picks which of
+ * them the metadata and challenge name (MCP clients check that it is the
+ * URL they connected to); a `Host` of another name is refused. Never the
+ * request URL or the `Host`'s port, which would let a client choose the
+ * audience its token is checked against.
  */
-function defaultResource(request: Request, path: string): string | Response {
+function listenedResource(
+  request: Request,
+  path: string,
+  listening: ListenAddress,
+): { here: string; audiences: readonly string[] } | Response {
   const host = hostOf(request);
-  if (host === undefined) {
-    return malformedHost(request);
-  }
-  if (!LOOPBACK_NAMES.includes(host.name)) {
+  if (host === undefined) return malformedHost(request);
+  const address = listening();
+  const names = address === undefined ? [] : loopbackNamesOf(address.hostname);
+  if (address === undefined || names.length === 0) {
     return rpcError(
       403,
       CODE.TRANSPORT,
-      `Forbidden: Host ${
-        JSON.stringify(host.host)
-      } is not a loopback name; set oauth.resource to the public URL of the endpoint to serve it`,
+      "Forbidden: the server does not listen on a loopback address; set oauth.resource to the public URL of the endpoint to serve it",
+    );
+  }
+  if (!names.includes(host.name)) {
+    return rpcError(
+      403,
+      CODE.TRANSPORT,
+      `Forbidden: Host ${JSON.stringify(host.host)} is not one of ${
+        names.join(", ")
+      }; set oauth.resource to the public URL of the endpoint to serve it`,
     );
   }
   // Through URL, so that a default port reads as a client's URL has it.
-  return `${new URL(`http://${host.host}`).origin}${path}`;
+  const urlOf = (name: string) =>
+    `${new URL(`http://${name}:${address.port}`).origin}${path}`;
+  return { here: urlOf(host.name), audiences: names.map(urlOf) };
 }
 
 /** An absolute https: URL, or http: on a loopback host (for development). */
@@ -487,7 +521,7 @@ function scopeList(name: string, value: unknown): readonly string[] {
 /** Claims from `verify`, held to a JWT's rules where they say anything. */
 function checkClaims(
   claims: unknown,
-  audience: string,
+  audiences: readonly string[],
   issuers: readonly string[],
   skewMs: number,
 ): Record<string, unknown> {
@@ -512,7 +546,7 @@ function checkClaims(
   }
   if (c.aud !== undefined) {
     const aud = Array.isArray(c.aud) ? c.aud : [c.aud];
-    if (!aud.includes(audience)) {
+    if (!aud.some((a) => audiences.includes(a))) {
       throw new TokenRejected(
         "the token was not issued for this resource (aud)",
       );

@@ -521,6 +521,7 @@ Deno.test("oauthResource() serves the protected resource metadata at both well-k
 Deno.test("oauthResource() for an endpoint at / serves its document at the root well-known path", async () => {
   const layer = oauthResource({
     path: "/",
+    resource: "http://localhost:8000/",
     authorizationServers: [ISSUER],
     jwks: { keys: [] },
   });

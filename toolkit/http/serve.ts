@@ -15,6 +15,7 @@ import type {
 import { createHttpHandler, type HttpOptions } from "./handler.ts";
 import { LOOPBACK_HOSTS } from "./host_guard.ts";
 import { checkWholeNumber } from "../_util/whole_number.ts";
+import { withListenAddress } from "./_listen_address.ts";
 
 /**
  * Options for {@linkcode serveHttp} and {@linkcode streamableHttp}.
@@ -143,8 +144,12 @@ function listenHttp(host: SessionHost, options: ServeHttpOptions): HttpServer {
   const hostname = options.hostname ?? "127.0.0.1";
   const port = checkPort(options.port ?? 8000);
   const allowedHosts = options.allowedHosts ?? defaultHosts(hostname);
-  const handler = createHttpHandler(host, { ...options, allowedHosts });
-  let listener: Deno.HttpServer<Deno.NetAddr>;
+  let listener: Deno.HttpServer<Deno.NetAddr> | undefined;
+  // The OAuth layer's default resource is this address, never a request's.
+  const handler = createHttpHandler(
+    host,
+    withListenAddress({ ...options, allowedHosts }, () => listener?.addr),
+  );
   try {
     listener = Deno.serve(
       { hostname, port, onListen: () => {} },
