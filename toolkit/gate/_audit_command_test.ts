@@ -52,3 +52,77 @@ Deno.test("audit verify passes an intact log and names the first edited line", a
   assert.match(missing.stderr, /Cannot read the audit log/);
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("audit verify --anchor finds an edited last line, and the gate will not continue that log", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gate-verify-" });
+  const path = `${dir}/audit.jsonl`;
+  const anchor = `${dir}/audit.anchor`;
+  const log = await AuditLog.open(path, (error) => {
+    throw error;
+  }, { anchor });
+  for (const decision of ["allow", "deny"] as const) {
+    await log.write({
+      time: "2026-12-03T12:00:00.000Z",
+      tool: "write_file",
+      patterns: ["write:a"],
+      decision,
+      outcome: decision === "allow" ? "forwarded" : "denied",
+      rule: null,
+      elapsedMs: 1,
+    });
+  }
+  await log.close();
+  const intact = await runGate(["audit", "verify", path, "--anchor", anchor]);
+  assert.equal(intact.code, 0, intact.stderr);
+  assert.equal(
+    intact.stdout,
+    `${path}: 2 lines, chain intact, its end matches the anchor\n`,
+  );
+
+  const text = await Deno.readTextFile(path);
+  await Deno.writeTextFile(
+    path,
+    text.replace(
+      '"decision":"deny","outcome":"denied"',
+      '"decision":"allow","outcome":"forwarded"',
+    ),
+  );
+  // The chain alone cannot see it.
+  assert.equal((await runGate(["audit", "verify", path])).code, 0);
+  const edited = await runGate(["audit", "verify", "--anchor", anchor, path]);
+  assert.equal(edited.code, 1);
+  assert.equal(
+    edited.stderr,
+    `forge gate: ${path}: line 2: not the line the anchor recorded as line 2: the log was edited at or before it (and its chain rewritten)\n`,
+  );
+  const policy = `${dir}/policy.json`;
+  await Deno.writeTextFile(policy, "{}");
+  const gate = await runGate([
+    "--policy",
+    policy,
+    "--audit",
+    path,
+    "--audit-anchor",
+    anchor,
+    "--",
+    "true",
+  ]);
+  assert.equal(gate.code, 2);
+  assert.match(
+    gate.stderr,
+    /Cannot open the audit log: .*audit\.jsonl: the log does not match its anchor: line 2 is not the line the anchor recorded/,
+  );
+
+  const noAnchor = await runGate(["audit", "verify", path, "--anchor"]);
+  assert.equal(noAnchor.code, 2);
+  const missing = await runGate([
+    "audit",
+    "verify",
+    path,
+    "--anchor",
+    `${dir}/nope`,
+  ]);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /Cannot read the anchor/);
+  await Deno.remove(dir, { recursive: true });
+});

@@ -31,6 +31,7 @@ async function main(args: readonly string[]): Promise<number> {
     gate = await startGate(line.command, {
       policy: line.policy,
       audit: line.audit,
+      auditAnchor: line.auditAnchor,
       unprobed: line.unprobed,
       pins: line.pins,
       newTools: line.newTools,
