@@ -10,8 +10,14 @@ import { type AuditAnchor, readAnchor } from "./_audit_anchor.ts";
 /** The usage of the audit subcommand. */
 export const AUDIT_USAGE = "Usage: gate audit verify FILE [--anchor ANCHOR]";
 
-/** Runs `audit <args>`; resolves with the exit status. */
-export async function auditCommand(args: readonly string[]): Promise<number> {
+/**
+ * Runs `audit <args>`; resolves with the exit status. `options.path` makes
+ * a file named on the command line the path to open.
+ */
+export async function auditCommand(
+  args: readonly string[],
+  options: { path?: (given: string) => string } = {},
+): Promise<number> {
   const parsed = verifyArgs(args);
   if (parsed === undefined) {
     console.error(
@@ -22,9 +28,10 @@ export async function auditCommand(args: readonly string[]): Promise<number> {
     return 2;
   }
   const { path, anchorPath } = parsed;
+  const open = options.path ?? ((given: string) => given);
   let bytes: Uint8Array;
   try {
-    bytes = await Deno.readFile(path);
+    bytes = await Deno.readFile(open(path));
   } catch (error) {
     console.error(
       `forge gate: Cannot read the audit log: ${path}: ${messageOf(error)}`,
@@ -34,7 +41,7 @@ export async function auditCommand(args: readonly string[]): Promise<number> {
   let anchor: AuditAnchor | undefined;
   if (anchorPath !== undefined) {
     try {
-      anchor = await readAnchor(anchorPath);
+      anchor = await readAnchor(open(anchorPath));
       if (anchor === undefined) throw new Error("no such file");
     } catch (error) {
       console.error(
