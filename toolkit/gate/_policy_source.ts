@@ -14,6 +14,7 @@ import type { GatePolicy } from "./policy_file.ts";
 import { locateField } from "./_locate.ts";
 import { ToolMapping } from "./_tool_mapping.ts";
 import { compileTemplate } from "./_template.ts";
+import type { RecordEntries } from "./_redact.ts";
 
 /** What the next call is decided with. */
 export interface PolicyInForce {
@@ -24,6 +25,8 @@ export interface PolicyInForce {
   tools: ReadonlyMap<string, Decision>;
   /** Entries by name and glob, templates, presets, roots and annotation defaults. */
   mapping: ToolMapping;
+  /** The policy's `record`: the tools whose exec and custom patterns are recorded whole. */
+  record?: RecordEntries;
 }
 
 /** The policy in force now, and a way to stop following its file. */
@@ -146,6 +149,7 @@ export async function watchPolicy(
       unprobed: watcher.current.unprobed ?? options.unprobed,
       tools: watcher.current.tools ?? options.tools,
       mapping: mapping(watcher.current),
+      record: watcher.current.record,
     }),
     close: () => watcher.close(),
   };
