@@ -10,7 +10,11 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { installInMemoryTracing } from "../otel/testdata/in_memory_tracing.ts";
 import { startGate } from "./gate.ts";
-import { FAKE_COMMAND } from "./testdata/gate_process.ts";
+import {
+  callTool,
+  FAKE_COMMAND,
+  startGateProcess,
+} from "./testdata/gate_process.ts";
 
 const exporter = installInMemoryTracing();
 const ENCODER = new TextEncoder();
@@ -254,4 +258,35 @@ Deno.test("a policy's record: patterns writes a tool's exec and custom patterns 
   const spans = spansText();
   assert.ok(spans.includes("exec:git status"));
   assert.ok(!spans.includes("kept-out"));
+});
+
+Deno.test("gate/main.ts writes no token of an exec call to its stderr or its audit log", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gate-recorded-" });
+  const policy = `${dir}/policy.json`;
+  const audit = `${dir}/audit.jsonl`;
+  await Deno.writeTextFile(policy, JSON.stringify(POLICY));
+  const gate = await startGateProcess(
+    ["--policy", policy, "--audit", audit],
+    FAKE_COMMAND,
+  );
+  try {
+    const allowed = await callTool(gate, "run_command", {
+      command: `curl -H 'Authorization: Bearer ${SECRETS.header}' https://x`,
+      stdin: SECRETS.stdin,
+    });
+    assert.equal(allowed.result.isError, undefined);
+    const denied = await callTool(gate, "run_command", {
+      command: `rm -rf ${SECRETS.denied}`,
+    });
+    assert.equal(denied.result.isError, true);
+  } finally {
+    await gate[Symbol.asyncDispose]();
+  }
+  const written = await Deno.readTextFile(audit);
+  assert.equal(written.trimEnd().split("\n").length, 2);
+  for (const secret of [SECRETS.header, SECRETS.stdin, SECRETS.denied]) {
+    assert.ok(!written.includes(secret), `${secret} in the audit log`);
+    assert.ok(!gate.stderr.includes(secret), `${secret} on stderr`);
+  }
+  await Deno.remove(dir, { recursive: true });
 });
