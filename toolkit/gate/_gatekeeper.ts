@@ -426,9 +426,14 @@ export class Gatekeeper {
     given: Omit<AuditRecord, "time" | "elapsedMs">,
     started: number,
   ): Promise<void> {
+    const { telemetry } = this.#relay;
+    // Nothing is recorded without an audit log or telemetry.
+    if (this.#audit === undefined && telemetry === undefined) {
+      return Promise.resolve();
+    }
     const patterns = this.#recorded(given.tool, given.patterns);
     const fields = patterns === given.patterns ? given : { ...given, patterns };
-    this.#relay.telemetry?.decided(fields);
+    telemetry?.decided(fields);
     const elapsedMs = Math.round((performance.now() - started) * 1000) / 1000;
     const { tool, decision, outcome, rule, unlisted, remember } = fields;
     if (this.#audit === undefined) return Promise.resolve();
