@@ -46,6 +46,43 @@ Deno.test("userPath() resolves a relative path against INIT_CWD, and only then",
   });
 });
 
+/** Runs `deno task gate ARGS` as typed in `dir`; resolves with its stderr and exit code. */
+async function taskIn(dir: string, args: readonly string[]) {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "--quiet", "--config", ROOT_CONFIG, "gate", ...args],
+    cwd: dir,
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return {
+    code: output.code,
+    stdout: new TextDecoder().decode(output.stdout),
+    stderr: new TextDecoder().decode(output.stderr),
+  };
+}
+
+Deno.test("deno task gate, typed in another folder, reads --policy and the pins file named relative to it", async () => {
+  const dir = await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "gate-init-cwd-" }),
+  );
+  // Files that exist only in `dir`, and that the gate refuses for what
+  // they hold: the message shows which file it read.
+  await Deno.writeTextFile(`${dir}/rel.json`, '{"allow": 5}');
+  await Deno.writeTextFile(`${dir}/pins.json`, "garbage");
+  const policy = await taskIn(dir, ["--policy", "rel.json", "--", "true"]);
+  assert.equal(policy.code, 2);
+  assert.match(
+    policy.stderr,
+    new RegExp(`Cannot load the policy: ${dir}/rel\.json:1:2: allow: `),
+  );
+  const pins = await taskIn(dir, ["pins", "review", "pins.json"]);
+  assert.equal(pins.code, 2);
+  assert.match(pins.stderr, new RegExp(`Invalid pins file: ${dir}/pins\.json`));
+  await Deno.remove(dir, { recursive: true });
+});
+
 Deno.test("deno task gate audit verify, typed in another folder, reads the log and anchor named relative to it", async () => {
   const dir = await Deno.makeTempDir({ prefix: "gate-init-cwd-" });
   const log = await AuditLog.open(`${dir}/rel.jsonl`, (error) => {
@@ -63,29 +100,16 @@ Deno.test("deno task gate audit verify, typed in another folder, reads the log a
   await log.close();
   // As a user in `dir` types it: deno task runs the gate in the
   // repository's root, and says `dir` in INIT_CWD.
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "task",
-      "--quiet",
-      "--config",
-      ROOT_CONFIG,
-      "gate",
-      "audit",
-      "verify",
-      "rel.jsonl",
-      "--anchor",
-      "rel.anchor",
-    ],
-    cwd: dir,
-    env: { NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const stderr = new TextDecoder().decode(output.stderr);
-  assert.equal(output.code, 0, stderr);
+  const run = await taskIn(dir, [
+    "audit",
+    "verify",
+    "rel.jsonl",
+    "--anchor",
+    "rel.anchor",
+  ]);
+  assert.equal(run.code, 0, run.stderr);
   assert.equal(
-    new TextDecoder().decode(output.stdout),
+    run.stdout,
     "rel.jsonl: 1 lines, chain intact, its end matches the anchor\n",
   );
   await Deno.remove(dir, { recursive: true });
