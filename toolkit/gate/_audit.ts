@@ -105,7 +105,7 @@ export class AuditLog implements AuditSink {
   #prev: string;
   #anchorPath: string | undefined;
   #anchorFile: AnchorFile | undefined;
-  /** The log's end as the anchor has it; kept only with an anchor. */
+  /** The log's end, for the anchor (its lines and bytes counted only with one). */
   #end: AuditAnchor;
 
   private constructor(
@@ -187,14 +187,14 @@ export class AuditLog implements AuditSink {
    */
   write(record: AuditRecord | AuditToolEvent): Promise<void> {
     if (this.#closed) return Promise.resolve();
-    const line = this.#encoder.encode(
-      JSON.stringify({ ...record, prev: this.#prev }),
-    );
-    const digest = sha256Hex(line);
-    // The anchor names the line before it is written and the new end
-    // after, so that a gate killed in between leaves them in step.
-    this.#anchor(digest);
     try {
+      const line = this.#encoder.encode(
+        JSON.stringify({ ...record, prev: this.#prev }),
+      );
+      const digest = sha256Hex(line);
+      // The anchor names the line before it is written and the new end
+      // after, so that a gate killed in between leaves them in step.
+      this.#anchor(digest);
       const bytes = withNewline(line);
       for (let done = 0; done < bytes.length;) {
         done += this.#file.writeSync(bytes.subarray(done));

@@ -3,7 +3,12 @@
 
 import assert from "node:assert/strict";
 import { AuditLog } from "./_audit.ts";
-import { runGate } from "./testdata/gate_process.ts";
+import {
+  callTool,
+  FAKE_COMMAND,
+  runGate,
+  startGateProcess,
+} from "./testdata/gate_process.ts";
 
 Deno.test("audit verify passes an intact log and names the first edited line", async () => {
   const dir = await Deno.makeTempDir({ prefix: "gate-verify-" });
@@ -124,5 +129,48 @@ Deno.test("audit verify --anchor finds an edited last line, and the gate will no
   ]);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /Cannot read the anchor/);
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("gate --audit-anchor keeps the anchor in step across restarts, and audit verify --anchor passes the log", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gate-verify-" });
+  await Deno.mkdir(`${dir}/apart`);
+  const policy = `${dir}/policy.json`;
+  const audit = `${dir}/audit.jsonl`;
+  const anchor = `${dir}/apart/audit.anchor`;
+  await Deno.writeTextFile(policy, JSON.stringify({ unprobed: "allow" }));
+  for (let run = 0; run < 2; run++) {
+    const gate = await startGateProcess(
+      ["--policy", policy, "--audit", audit, "--audit-anchor", anchor],
+      FAKE_COMMAND,
+    );
+    try {
+      await callTool(gate, "plain", {});
+      await callTool(gate, "plain", {});
+    } finally {
+      await gate[Symbol.asyncDispose]();
+    }
+  }
+  const verified = await runGate([
+    "audit",
+    "verify",
+    audit,
+    "--anchor",
+    anchor,
+  ]);
+  assert.equal(verified.code, 0, verified.stderr);
+  assert.equal(
+    verified.stdout,
+    `${audit}: 4 lines, chain intact, its end matches the anchor\n`,
+  );
+  // Cut the last line off: found.
+  const text = await Deno.readTextFile(audit);
+  await Deno.writeTextFile(
+    audit,
+    text.slice(0, text.lastIndexOf("\n", text.length - 2) + 1),
+  );
+  const cut = await runGate(["audit", "verify", audit, "--anchor", anchor]);
+  assert.equal(cut.code, 1);
+  assert.match(cut.stderr, /line 4: missing: .* lines were cut off its end/);
   await Deno.remove(dir, { recursive: true });
 });
