@@ -34,6 +34,9 @@ Options:
   -h, --help         show this text
 
 Environment:
+  INIT_CWD           the folder the command was typed in (deno task and npm set
+                     it): the FILEs above are relative to it, not to the
+                     working directory
   OTEL_DENO=true     trace each request the gate relays, with its decision, and
                      export the spans over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT);
                      see docs/observability.md`;
