@@ -3,15 +3,23 @@
 // buffer of its own) line by line, in order. Each line ends with `prev`,
 // the SHA-256 of the line before it as it stands in the file, so that an
 // edited, removed or reordered line breaks the chain (_audit_verify.ts).
-// A log the gate continues starts from its last line.
+// A log the gate continues starts from its last line. With an anchor
+// (_audit_anchor.ts), the log's end is also kept in a file apart from it.
 //
 // Each line is hashed and written synchronously: a forwarded call waits for
 // its line, and an append of one short line to a local file costs a few
 // microseconds on the event loop, where a write through Deno's thread pool
 // (and an async digest) cost the call hundreds (bench/gate.ts, audited).
 
-import { createHash } from "node:crypto";
 import type { Decision } from "../policy/mod.ts";
+import {
+  AnchorFile,
+  type AuditAnchor,
+  checkLogEnd,
+  countLines,
+  readAnchor,
+  sha256Hex,
+} from "./_audit_anchor.ts";
 
 /** One line of the audit log for a call. Never an argument value. */
 export interface AuditRecord {
@@ -78,6 +86,14 @@ export const AUDIT_START = "0".repeat(64);
 const TAIL_BYTES = 1 << 16;
 const NEWLINE = 0x0a;
 
+/** Options for {@linkcode AuditLog.open}. */
+export interface AuditLogOptions {
+  /** The anchor file, kept apart from the log; none when `undefined`. */
+  anchor?: string;
+  /** Told when an existing log gets its first anchor. */
+  note?: (line: string) => void;
+}
+
 /** Appends records to a file; a write failure is reported once, and logging goes on. */
 export class AuditLog implements AuditSink {
   #file: Deno.FsFile;
@@ -85,22 +101,36 @@ export class AuditLog implements AuditSink {
   #encoder = new TextEncoder();
   #onError: (error: unknown) => void;
   #failed = false;
+  #anchorFailed = false;
   #prev: string;
+  #anchorPath: string | undefined;
+  #anchorFile: AnchorFile | undefined;
+  /** The log's end, for the anchor (its lines and bytes counted only with one). */
+  #end: AuditAnchor;
 
   private constructor(
     file: Deno.FsFile,
-    prev: string,
+    end: AuditAnchor,
     onError: (error: unknown) => void,
+    anchor: { path: string; file: AnchorFile } | undefined,
   ) {
     this.#file = file;
-    this.#prev = prev;
+    this.#anchorPath = anchor?.path;
+    this.#anchorFile = anchor?.file;
+    this.#prev = end.last;
+    this.#end = end;
     this.#onError = onError;
   }
 
-  /** Opens (creating) `path` for appending, the chain continuing from its last line. */
+  /**
+   * Opens (creating) `path` for appending, the chain continuing from its
+   * last line. With `options.anchor`, the log's end must be what the anchor
+   * says (an `AnchorError` otherwise); a missing anchor is created.
+   */
   static async open(
     path: string,
     onError: (error: unknown) => void,
+    options: AuditLogOptions = {},
   ): Promise<AuditLog> {
     const file = await Deno.open(path, {
       append: true,
@@ -108,12 +138,42 @@ export class AuditLog implements AuditSink {
       write: true,
     });
     try {
+      const { anchor: anchorPath } = options;
+      const anchor = anchorPath === undefined
+        ? undefined
+        : await readAnchor(anchorPath);
+      // Checked before the log is touched: a log that differs from its
+      // anchor is not continued (and so never anchored as it stands).
+      let lines = anchor === undefined
+        ? undefined
+        : await checkLogEnd(path, anchor, AUDIT_START);
       const { last, complete } = await lastLine(path);
       // A line cut short (the gate died while writing it) is closed, so the
       // next one starts on a line of its own; verify reports it.
       if (!complete) await writeAll(file, new Uint8Array([NEWLINE]));
       const prev = last === undefined ? AUDIT_START : sha256Hex(last);
-      return new AuditLog(file, prev, onError);
+      const end = { lines: 0, bytes: 0, last: prev };
+      if (anchorPath !== undefined) {
+        if (lines === undefined) {
+          lines = await countLines(path);
+          if (lines > 0) {
+            options.note?.(
+              `the audit log ${path} has no anchor yet: anchoring its ${lines} lines as they stand in ${anchorPath}`,
+            );
+          }
+        }
+        end.lines = lines;
+        end.bytes = (await file.stat()).size;
+      }
+      const anchorFile = anchorPath === undefined
+        ? undefined
+        : AnchorFile.create(anchorPath, end);
+      return new AuditLog(
+        file,
+        end,
+        onError,
+        anchorFile && { path: anchorPath!, file: anchorFile },
+      );
     } catch (error) {
       file.close();
       throw error;
@@ -131,21 +191,53 @@ export class AuditLog implements AuditSink {
       const line = this.#encoder.encode(
         JSON.stringify({ ...record, prev: this.#prev }),
       );
+      const digest = sha256Hex(line);
+      // The anchor names the line before it is written and the new end
+      // after, so that a gate killed in between leaves them in step.
+      this.#anchor(digest);
       const bytes = withNewline(line);
       for (let done = 0; done < bytes.length;) {
         done += this.#file.writeSync(bytes.subarray(done));
       }
-      this.#prev = sha256Hex(line);
+      this.#prev = digest;
+      this.#end = {
+        lines: this.#end.lines + 1,
+        bytes: this.#end.bytes + bytes.length,
+        last: digest,
+      };
     } catch (error) {
       if (!this.#failed) this.#onError(error);
       this.#failed = true;
     }
+    this.#anchor();
     return Promise.resolve();
+  }
+
+  /** Writes the log's end to the anchor, with the line about to be written. */
+  #anchor(next?: string): void {
+    if (this.#anchorFile === undefined) return;
+    try {
+      this.#anchorFile.write(
+        next === undefined ? this.#end : { ...this.#end, next },
+      );
+    } catch (error) {
+      if (!this.#anchorFailed) {
+        this.#onError(
+          new Error(
+            `cannot write the anchor ${this.#anchorPath}: ${
+              error instanceof Error ? error.message : String(error)
+            }`,
+          ),
+        );
+      }
+      this.#anchorFailed = true;
+    }
   }
 
   /** Closes the file. */
   close(): Promise<void> {
     this.#closed = true;
+    this.#anchorFile?.close();
     try {
       this.#file.close();
     } catch {
@@ -153,11 +245,6 @@ export class AuditLog implements AuditSink {
     }
     return Promise.resolve();
   }
-}
-
-/** Hex SHA-256 of `bytes`, at once. */
-function sha256Hex(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
 }
 
 async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {

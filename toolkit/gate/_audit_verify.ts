@@ -1,11 +1,14 @@
 // Internal: `audit verify`: walks an audit log's chain. Each line's `prev`
 // must be the SHA-256 of the line before it, byte for byte, and the first
 // line's the fixed start; the first line where that fails is named, with
-// what most likely happened there.
+// what most likely happened there. With the log's anchor, its end must
+// also be the one the anchor recorded (_audit_anchor.ts): an edit of the
+// last line, or lines cut off or added at the end, is found too.
 
 import { sha256Hex } from "../../configreload/_sha256_hex.ts";
 import { isRecord } from "../_util/json_type.ts";
 import { AUDIT_START } from "./_audit.ts";
+import { anchorProblem, type AuditAnchor } from "./_audit_anchor.ts";
 
 /** The verdict on one log. */
 export type AuditVerdict =
@@ -14,8 +17,14 @@ export type AuditVerdict =
 
 const NEWLINE = 0x0a;
 
-/** Checks the chain of the log `bytes`; `line` numbers count from 1. */
-export async function verifyAudit(bytes: Uint8Array): Promise<AuditVerdict> {
+/**
+ * Checks the chain of the log `bytes`, and its end against `anchor` when
+ * given; `line` numbers count from 1.
+ */
+export async function verifyAudit(
+  bytes: Uint8Array,
+  anchor?: AuditAnchor,
+): Promise<AuditVerdict> {
   const lines = splitLines(bytes);
   const complete = bytes.length === 0 || bytes[bytes.length - 1] === NEWLINE;
   const digests = await Promise.all(lines.map((line) => sha256Hex(line)));
@@ -53,6 +62,8 @@ export async function verifyAudit(bytes: Uint8Array): Promise<AuditVerdict> {
     if (prev === expected) continue;
     return { ok: false, line: number, problem: broken(i, prev, digests) };
   }
+  const problem = anchor && anchorProblem(lines, anchor, AUDIT_START);
+  if (problem) return { ok: false, ...problem };
   return { ok: true, lines: lines.length };
 }
 

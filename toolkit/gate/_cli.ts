@@ -1,5 +1,6 @@
 // Internal: the gate's command line,
-//   gate --policy FILE [--audit FILE] [--unprobed allow|ask|deny]
+//   gate --policy FILE [--audit FILE [--audit-anchor FILE]]
+//        [--unprobed allow|ask|deny]
 //        [--pins FILE] [--new-tools allow|ask|deny]
 //        (-- COMMAND [ARGS...] | --url URL [--header 'Name: value']...)
 
@@ -9,7 +10,7 @@ import type { Decision } from "../policy/mod.ts";
 export const USAGE =
   `Usage: deno run -A toolkit/gate/main.ts --policy FILE [options] -- COMMAND [ARGS...]
        deno run -A toolkit/gate/main.ts --policy FILE [options] --url URL [--header 'Name: value']...
-       deno run -A toolkit/gate/main.ts audit verify FILE
+       deno run -A toolkit/gate/main.ts audit verify FILE [--anchor ANCHOR]
        deno run -A toolkit/gate/main.ts pins review FILE
        deno run -A toolkit/gate/main.ts pins accept FILE TOOL@DIGEST...
        deno run -A toolkit/gate/main.ts pins accept FILE [TOOL[@DIGEST]...] (-- COMMAND [ARGS...] | --url URL [--header 'Name: value']...)
@@ -21,6 +22,10 @@ or asked of the user.
 Options:
   --policy FILE      the policy file (.json, .jsonc, .yaml, .yml or .toml), reloaded on change
   --audit FILE       append one chained JSON line per decided call to FILE
+  --audit-anchor ANCHOR
+                     keep the audit log's end in ANCHOR, a file apart from
+                     the log, so that audit verify --anchor finds an edit of
+                     its last line and lines cut off its end
   --unprobed VALUE   the decision for tools that do not answer probes, when the
                      policy file does not say (default: ask)
   --pins FILE        pin the tools' definitions in FILE; a changed tool is withheld
@@ -30,6 +35,9 @@ Options:
   -h, --help         show this text
 
 Environment:
+  INIT_CWD           the folder the command was typed in (deno task and npm set
+                     it): the FILEs above are relative to it, not to the
+                     working directory
   OTEL_DENO=true     trace each request the gate relays, with its decision, and
                      export the spans over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT);
                      see docs/observability.md`;
@@ -41,6 +49,7 @@ export type GateCommandLine =
     help: false;
     policy: string;
     audit: string | undefined;
+    auditAnchor: string | undefined;
     unprobed: Decision | undefined;
     pins: string | undefined;
     newTools: Decision | undefined;
@@ -61,6 +70,7 @@ export class UsageError extends Error {
 const VALUE_FLAGS = [
   "--policy",
   "--audit",
+  "--audit-anchor",
   "--unprobed",
   "--pins",
   "--new-tools",
@@ -91,7 +101,7 @@ export function parseCommandLine(args: readonly string[]): GateCommandLine {
     if (flag === undefined) {
       throw new UsageError(
         arg.startsWith("-")
-          ? `Unknown option: ${arg}: expected --policy, --audit, --unprobed, --pins, --new-tools, --url, --header or --help`
+          ? `Unknown option: ${arg}: expected --policy, --audit, --audit-anchor, --unprobed, --pins, --new-tools, --url, --header or --help`
           : `Unexpected argument: ${arg}: put the server command after "--"`,
       );
     }
@@ -124,10 +134,18 @@ export function parseCommandLine(args: readonly string[]): GateCommandLine {
     );
   }
   checkServerChoice(command, url, headers);
+  if (
+    values["--audit-anchor"] !== undefined && values["--audit"] === undefined
+  ) {
+    throw new UsageError(
+      "--audit-anchor needs --audit: the anchor is the audit log's",
+    );
+  }
   return {
     help: false,
     policy: values["--policy"],
     audit: values["--audit"],
+    auditAnchor: values["--audit-anchor"],
     unprobed: decisionOf(values["--unprobed"], "--unprobed"),
     pins: values["--pins"],
     newTools: decisionOf(values["--new-tools"], "--new-tools"),

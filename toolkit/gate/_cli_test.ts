@@ -17,6 +17,7 @@ Deno.test("parseCommandLine() reads the options and the command after --", () =>
       help: false,
       policy: "p.yaml",
       audit: "a.jsonl",
+      auditAnchor: undefined,
       unprobed: undefined,
       pins: undefined,
       newTools: undefined,

@@ -43,6 +43,7 @@ import {
   remembersSession,
 } from "./_remembered.ts";
 import type { HostRequest, Relay } from "./_relay.ts";
+import { recordedPatterns } from "./_redact.ts";
 import type { ToolList } from "./_tool_list.ts";
 
 /** What a {@linkcode Gatekeeper} decides with. */
@@ -333,7 +334,11 @@ export class Gatekeeper {
       );
       const answered = round.answer(verdict.patterns);
       if (answered === undefined) {
-        this.#relay.telemetry?.decided({ ...verdict, outcome: "asked" });
+        this.#relay.telemetry?.decided({
+          ...verdict,
+          patterns: this.#recorded(name, verdict.patterns),
+          outcome: "asked",
+        });
         this.#relay.answerHost(message.id, {
           result: round.ask(question, verdict.patterns, {
             schema: approvalSchema(lasting, "until the gate stops"),
@@ -410,15 +415,34 @@ export class Gatekeeper {
     );
   }
 
+  /**
+   * What the audit and the spans may hold of a call's patterns: exec and
+   * custom targets as digests, unless the policy's `record` says otherwise
+   * for the tool (_redact.ts).
+   */
+  #recorded(
+    tool: string | null,
+    patterns: readonly string[],
+  ): readonly string[] {
+    if (patterns.length === 0) return patterns;
+    return recordedPatterns(tool, patterns, this.#source.current().record);
+  }
+
   /** Writes the call's audit line; resolves once it is in the file. */
   #record(
-    fields: Omit<AuditRecord, "time" | "elapsedMs">,
+    given: Omit<AuditRecord, "time" | "elapsedMs">,
     started: number,
   ): Promise<void> {
-    this.#relay.telemetry?.decided(fields);
+    const { telemetry } = this.#relay;
+    // Nothing is recorded without an audit log or telemetry.
+    if (this.#audit === undefined && telemetry === undefined) {
+      return Promise.resolve();
+    }
+    const patterns = this.#recorded(given.tool, given.patterns);
+    const fields = patterns === given.patterns ? given : { ...given, patterns };
+    telemetry?.decided(fields);
     const elapsedMs = Math.round((performance.now() - started) * 1000) / 1000;
-    const { tool, patterns, decision, outcome, rule, unlisted, remember } =
-      fields;
+    const { tool, decision, outcome, rule, unlisted, remember } = fields;
     if (this.#audit === undefined) return Promise.resolve();
     return this.#audit.write({
       time: new Date().toISOString(),

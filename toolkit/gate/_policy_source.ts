@@ -18,6 +18,7 @@ import type { GatePolicy } from "./policy_file.ts";
 import { locateField } from "./_locate.ts";
 import { ToolMapping } from "./_tool_mapping.ts";
 import { compileTemplate } from "./_template.ts";
+import type { RecordEntries } from "./_redact.ts";
 
 /** What the next call is decided with. */
 export interface PolicyInForce {
@@ -28,6 +29,8 @@ export interface PolicyInForce {
   tools: ReadonlyMap<string, Decision>;
   /** Entries by name and glob, templates, presets, roots and annotation defaults. */
   mapping: ToolMapping;
+  /** The policy's `record`: the tools whose exec and custom patterns are recorded whole. */
+  record?: RecordEntries;
 }
 
 /** The policy in force now, and a way to stop following its file. */
@@ -167,6 +170,7 @@ export async function watchPolicy(
     unprobed: watcher.current.unprobed ?? options.unprobed,
     tools: watcher.current.tools ?? options.tools,
     mapping: mapping(watcher.current),
+    record: watcher.current.record,
   });
   const identity = new FileIdentity(path, watcher);
   return {

@@ -295,3 +295,10 @@ Deno.test("watchPolicy() keeps the last good policy when a saved JSON file repea
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("parsePolicyText() places a wrong record choice at its line:column", () => {
+  assert.equal(
+    located("allow: [read:**]\nrecord:\n  run_command: yes\n", "yaml"),
+    '3:3: record.run_command: expected "patterns" (recorded whole) or "digests", got "yes"',
+  );
+});

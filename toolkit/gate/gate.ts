@@ -70,6 +70,16 @@ export interface GateOptions {
    */
   audit?: string;
   /**
+   * A file apart from the audit log that keeps the log's end (line count,
+   * size, last line's digest), rewritten atomically with each line, so
+   * that `gate audit verify --anchor` finds an edit of the last line and
+   * lines cut off the end. The gate refuses to start when the log's end
+   * differs from it. Needs `audit`.
+   *
+   * @default {undefined}
+   */
+  auditAnchor?: string;
+  /**
    * A file of tool pins: the first tool list the gate sees pins each
    * tool's definition, and a pinned tool that changes is withheld until
    * the user accepts it (`gate pins accept`).
@@ -300,6 +310,12 @@ export async function startGate(
     );
   }
   let audit: AuditLog | undefined;
+  if (options.auditAnchor !== undefined && options.audit === undefined) {
+    await source.close();
+    throw new TypeError(
+      "Cannot start the gate: auditAnchor needs audit: the anchor is the audit log's",
+    );
+  }
   if (options.audit !== undefined) {
     try {
       audit = await AuditLog.open(
@@ -308,6 +324,7 @@ export async function startGate(
           log(
             `cannot write the audit log ${options.audit}: ${messageOf(error)}`,
           ),
+        { anchor: options.auditAnchor, note: log },
       );
     } catch (error) {
       await source.close();

@@ -6,12 +6,22 @@ import { parseCommandLine, USAGE, UsageError } from "./_cli.ts";
 import { auditCommand } from "./_audit_command.ts";
 import { pinsCommand } from "./_pins_command.ts";
 import { startGate } from "./gate.ts";
+import { userPath } from "./_user_path.ts";
 
 async function main(args: readonly string[]): Promise<number> {
   // `deno task gate -- audit verify FILE` passes its own "--" through.
   const rest = args[0] === "--" ? args.slice(1) : args;
-  if (rest[0] === "audit") return await auditCommand(rest.slice(1));
-  if (rest[0] === "pins") return await pinsCommand(rest.slice(1));
+  // Files named on the command line are the user's, relative to where the
+  // command was typed (_user_path.ts); the server's command is its own.
+  if (rest[0] === "audit") {
+    return await auditCommand(rest.slice(1), { path: userPath });
+  }
+  if (rest[0] === "pins") {
+    const [action, file, ...more] = rest.slice(1);
+    return await pinsCommand(
+      file === undefined ? rest.slice(1) : [action, userPath(file), ...more],
+    );
+  }
   let line;
   try {
     line = parseCommandLine(args);
@@ -28,11 +38,14 @@ async function main(args: readonly string[]): Promise<number> {
   }
   let gate;
   try {
+    const given = (path: string | undefined) =>
+      path === undefined ? undefined : userPath(path);
     gate = await startGate(line.command, {
-      policy: line.policy,
-      audit: line.audit,
+      policy: userPath(line.policy),
+      audit: given(line.audit),
+      auditAnchor: given(line.auditAnchor),
       unprobed: line.unprobed,
-      pins: line.pins,
+      pins: given(line.pins),
       newTools: line.newTools,
       url: line.url,
       headers: line.headers,

@@ -29,7 +29,9 @@ const KEYS: readonly string[] = [
   "presets",
   "annotations",
   "pins",
+  "record",
 ];
+const RECORD_CHOICES: readonly string[] = ["patterns", "digests"];
 
 /**
  * What a policy file holds once checked: the compiled {@linkcode Policy},
@@ -88,6 +90,15 @@ export interface GatePolicy {
    * read once at start. `undefined` when the file does not say.
    */
   readonly pins?: string;
+  /**
+   * How the audit log, stderr and the gate's spans record the exec and
+   * custom (`x-…`) patterns of a tool, by tool name or glob
+   * (`record: { run_command: patterns }`): `"patterns"` whole, or
+   * `"digests"`, the default (`exec:curl [redacted sha256:…]`), since such
+   * a pattern holds the call's argument values. File and net patterns are
+   * always recorded whole. `undefined` when the file does not say.
+   */
+  readonly record?: ReadonlyMap<string, "patterns" | "digests">;
 }
 
 /**
@@ -138,8 +149,8 @@ export class GatePolicyError extends TypeError {
  * `deny` lists of rule strings (the grammar of `@forge/toolkit/policy`), an
  * optional `unprobed` of `"allow"`, `"ask"` or `"deny"`, an optional `tools`
  * object of tool names (or globs) to one of those or to
- * `{ patterns: [templates] }`, and optional `roots`, `presets` and
- * `annotations`; nothing else.
+ * `{ patterns: [templates] }`, and optional `roots`, `presets`,
+ * `annotations`, `pins` and `record`; nothing else.
  *
  * @example A policy file in YAML
  * ```ts
@@ -169,7 +180,7 @@ export function parseGatePolicy(value: unknown): GatePolicy {
     if (!KEYS.includes(key)) {
       const near = KEYS.find((known) => closeTo(key, known));
       throw new GatePolicyError(
-        `unknown key: expected allow, ask, deny, unprobed, tools, roots, presets, annotations or pins${
+        `unknown key: expected allow, ask, deny, unprobed, tools, roots, presets, annotations, pins or record${
           near === undefined ? "" : ` (did you mean "${near}"?)`
         }`,
         [key],
@@ -243,6 +254,8 @@ export function parseGatePolicy(value: unknown): GatePolicy {
       ["pins"],
     );
   }
+  const record = value.record ?? undefined;
+  const recordMap = record === undefined ? undefined : parseRecord(record);
   let policy: Policy;
   try {
     policy = new Policy(rules);
@@ -262,7 +275,38 @@ export function parseGatePolicy(value: unknown): GatePolicy {
     unprobed,
     ...mapping,
     ...(pins === undefined ? {} : { pins }),
+    ...(recordMap === undefined ? {} : { record: recordMap }),
   });
+}
+
+/**
+ * Checks `record`: tool names (or globs) to `"patterns"` or `"digests"`, as
+ * a Map (a tool may be named "constructor").
+ */
+function parseRecord(
+  value: unknown,
+): ReadonlyMap<string, "patterns" | "digests"> {
+  if (!isRecord(value)) {
+    throw new GatePolicyError(
+      `expected tool names with "patterns" or "digests" (record: { run_command: patterns }), got ${
+        typeName(value)
+      }`,
+      ["record"],
+    );
+  }
+  const record = new Map<string, "patterns" | "digests">();
+  for (const [name, choice] of Object.entries(value)) {
+    if (typeof choice !== "string" || !RECORD_CHOICES.includes(choice)) {
+      throw new GatePolicyError(
+        `expected "patterns" (recorded whole) or "digests", got ${
+          typeof choice === "string" ? JSON.stringify(choice) : typeName(choice)
+        }`,
+        ["record", name],
+      );
+    }
+    record.set(name, choice as "patterns" | "digests");
+  }
+  return record;
 }
 
 /**

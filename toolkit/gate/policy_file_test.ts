@@ -64,7 +64,7 @@ Deno.test("parseGatePolicy() names each wrong field", async (t) => {
     assert.deepEqual(error.path, ["alow"]);
     assert.equal(
       error.message,
-      'alow: unknown key: expected allow, ask, deny, unprobed, tools, roots, presets, annotations or pins (did you mean "allow"?)',
+      'alow: unknown key: expected allow, ask, deny, unprobed, tools, roots, presets, annotations, pins or record (did you mean "allow"?)',
     );
     assert.match(problemOf({ Deny: [] }).message, /did you mean "deny"/);
     assert.doesNotMatch(problemOf({ rules: [] }).message, /did you mean/);
@@ -117,4 +117,28 @@ Deno.test("parseGatePolicy() names each wrong field", async (t) => {
       );
     },
   );
+});
+
+Deno.test("parseGatePolicy() reads record, tool names to patterns or digests, and names a wrong one", () => {
+  const parsed = parseGatePolicy({
+    record: { run_command: "patterns", "git_*": "digests" },
+  });
+  assert.deepEqual(
+    parsed.record,
+    new Map([["run_command", "patterns"], ["git_*", "digests"]]),
+  );
+  assert.equal(parseGatePolicy({}).record, undefined);
+  assert.throws(
+    () => parseGatePolicy({ record: { run_command: "whole" } }),
+    {
+      name: "GatePolicyError",
+      message:
+        'record.run_command: expected "patterns" (recorded whole) or "digests", got "whole"',
+    },
+  );
+  assert.throws(() => parseGatePolicy({ record: ["run_command"] }), {
+    name: "GatePolicyError",
+    message:
+      'record: expected tool names with "patterns" or "digests" (record: { run_command: patterns }), got an array',
+  });
 });

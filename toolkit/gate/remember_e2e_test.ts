@@ -164,47 +164,49 @@ Deno.test("gate remembers patterns the user approves for the session (2025 host)
     async () => {
       await gate.close();
       const lines = await auditLines(ws.audit);
+      // A custom pattern is recorded as its digest (_redact.ts).
+      const always = "x-fake:[redacted sha256:75c088572910bf9d]";
       assert.deepEqual(
         lines.map((r) => [r.tool, r.patterns, r.outcome, r.rule, r.remember]),
         [
           [
             "probed",
-            ["x-fake:always", "write:a"],
+            [always, "write:a"],
             "approved",
             "write:**",
             "session",
           ],
           [
             "probed",
-            ["x-fake:always", "write:a"],
+            [always, "write:a"],
             "approved",
             "remembered",
             undefined,
           ],
           [
             "probed",
-            ["x-fake:always", "write:a", "write:b"],
+            [always, "write:a", "write:b"],
             "declined",
             "write:**",
             undefined,
           ],
           [
             "probed",
-            ["x-fake:always", "write:a/b"],
+            [always, "write:a/b"],
             "declined",
             "write:**",
             undefined,
           ],
           [
             "probed",
-            ["x-fake:always", "write:c"],
+            [always, "write:c"],
             "approved",
             "write:**",
             undefined,
           ],
           [
             "probed",
-            ["x-fake:always", "write:c"],
+            [always, "write:c"],
             "approved",
             "write:**",
             undefined,
@@ -213,14 +215,14 @@ Deno.test("gate remembers patterns the user approves for the session (2025 host)
           ["plain", [], "approved", "unprobed", undefined],
           [
             "probed",
-            ["x-fake:always", "write:a"],
+            [always, "write:a"],
             "denied",
             "write:a",
             undefined,
           ],
           [
             "probed",
-            ["x-fake:always"],
+            [always],
             "declined",
             "tools.probed",
             undefined,
@@ -299,12 +301,14 @@ Deno.test("gate remembers patterns a 2026-07-28 host approves, for the gate's pr
     async () => {
       await gate.close();
       const lines = await auditLines(ws.audit);
+      // A custom pattern is recorded as its digest (_redact.ts).
+      const always = "x-fake:[redacted sha256:75c088572910bf9d]";
       assert.deepEqual(
         lines.map((r) => [r.patterns, r.outcome, r.rule, r.remember]),
         [
-          [["x-fake:always", "write:a"], "approved", "write:**", "session"],
-          [["x-fake:always", "write:a"], "approved", "remembered", undefined],
-          [["x-fake:always", "write:c"], "approved", "write:**", undefined],
+          [[always, "write:a"], "approved", "write:**", "session"],
+          [[always, "write:a"], "approved", "remembered", undefined],
+          [[always, "write:c"], "approved", "write:**", undefined],
         ],
       );
     },

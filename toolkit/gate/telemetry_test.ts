@@ -169,7 +169,11 @@ Deno.test("the gate traces an allowed probed call: its decision, the probe, and 
     "forge.gate.decision": "allow",
     "forge.gate.outcome": "forwarded",
     "forge.gate.rule": "x-fake:**",
-    "forge.gate.patterns": ["x-fake:always", "write:notes/a.txt"],
+    // A custom pattern is recorded as its digest (_redact.ts).
+    "forge.gate.patterns": [
+      "x-fake:[redacted sha256:75c088572910bf9d]",
+      "write:notes/a.txt",
+    ],
   });
   assert.equal(call.status.code, 0); // UNSET: answered
 
