@@ -428,3 +428,81 @@ Deno.test("gate --url stops within its grace when a call's stream never ends", a
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("gate --url answers -32000 to an endless answer, reads little past 16 MiB, and serves on", async () => {
+  const bound = 16 * 1024 * 1024;
+  const filler = new TextEncoder().encode("x".repeat(64 * 1024));
+  const stop = new AbortController();
+  let sent = 0;
+  const overread = Promise.withResolvers<never>();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    async (request) => {
+      if (request.method !== "POST") return new Response(null, { status: 405 });
+      const message = await request.json();
+      const reply = (result: unknown) =>
+        Response.json({ jsonrpc: "2.0", id: message.id, result });
+      if (message.method === "initialize") {
+        return reply({
+          protocolVersion: message.params.protocolVersion,
+          capabilities: { tools: {} },
+          serverInfo: { name: "flood", version: "1" },
+        });
+      }
+      if (message.method !== "tools/call") {
+        return new Response(null, { status: 202 });
+      }
+      if (message.params.name !== "huge") {
+        return reply({ content: [{ type: "text", text: "small" }] });
+      }
+      // An answer that starts well and never ends.
+      const head = `{"jsonrpc":"2.0","id":${
+        JSON.stringify(message.id)
+      },"result":{"content":[{"type":"text","text":"`;
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(head));
+        },
+        pull(controller) {
+          if (stop.signal.aborted) return controller.close();
+          sent += filler.byteLength;
+          if (sent > 2 * bound) {
+            const error = new Error(`The gate read ${sent} bytes`);
+            overread.reject(error);
+            return controller.error(error);
+          }
+          controller.enqueue(filler);
+        },
+      });
+      return new Response(body, {
+        headers: { "content-type": "application/json" },
+      });
+    },
+  );
+  const dir = await Deno.makeTempDir({ prefix: "gate-remote-" });
+  const policy = `${dir}/policy.yaml`;
+  await Deno.writeTextFile(policy, "unprobed: allow\n");
+  try {
+    await using gate = await startGateProcess([
+      "--policy",
+      policy,
+      "--url",
+      `http://127.0.0.1:${server.addr.port}/mcp`,
+    ], []);
+    const answer = await Promise.race([
+      callTool(gate, "huge"),
+      overread.promise,
+    ]);
+    assert.equal(answer.error?.code, -32000);
+    assert.match(
+      answer.error?.message,
+      /^The server's answer is too large: expected at most 16777216 bytes \(16 MiB\), got more$/,
+    );
+    assert.ok(sent < 2 * bound, `${sent} bytes sent`);
+    assert.equal(textOf(await callTool(gate, "small")), "small");
+  } finally {
+    stop.abort();
+    await server.shutdown();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
