@@ -8,7 +8,10 @@
 // notifications/initialized, a GET stream carries the server's own
 // messages; closing DELETEs the session. A 2026-07-28 host needs none of
 // that: each POST stands alone, and the revision in a request's _meta is
-// sent as its MCP-Protocol-Version.
+// sent as its MCP-Protocol-Version. Closing "stdin" lets what was sent
+// finish and then ends the session, as a process's EOF would; `kill()`
+// aborts every request and stream at once, so that the gate's grace bounds
+// its shutdown even when a stream never ends.
 
 import type { ServerProcess } from "./_server_process.ts";
 import { type Message, RemoteSession } from "./_remote_session.ts";
@@ -61,7 +64,9 @@ export function connectHttpServer(
   });
 
   let closing: Promise<void> | undefined;
-  const close = (): Promise<void> => {
+  // Ends with the status, like a process: the wait for what is under way is
+  // the caller's grace, after which it kills.
+  const close = (): void => {
     closing ??= (async () => {
       // What was sent is answered first; then the session ends.
       await Promise.allSettled([...inFlight]);
@@ -74,14 +79,16 @@ export function connectHttpServer(
       }
       exit({ success: true, code: 0, signal: null });
     })();
-    return closing;
   };
 
   return {
     pid: 0,
     stdout: new ReadableStream({ start: (c) => void (output = c) }),
     stdin,
-    closeStdin: close,
+    closeStdin() {
+      close();
+      return Promise.resolve();
+    },
     status,
     kill() {
       // No grace left: abort what is under way.

@@ -82,9 +82,13 @@ function scripted(
 }
 
 /** The connection, with a line reader over what it passes to the host. */
-function connect(url: string) {
+function connect(
+  url: string,
+  headers?: readonly (readonly [string, string])[],
+) {
   const log: string[] = [];
   const child: ServerProcess = connectHttpServer(url, {
+    headers,
     log: (line) => log.push(line),
   });
   const writer = child.stdin.getWriter();
@@ -92,6 +96,7 @@ function connect(url: string) {
   let buffer = "";
   return {
     log,
+    child,
     send: (message: unknown) =>
       writer.write(new TextEncoder().encode(JSON.stringify(message) + "\n")),
     async next(): Promise<Message> {
@@ -326,6 +331,292 @@ Deno.test("connectHttpServer() opens the GET stream again after the server's ret
     assert.deepEqual(gets.map((s) => s.lastEventId), [null, "g-1"]);
   } finally {
     hold.abort();
+    await client.close();
+    await server.shutdown();
+  }
+});
+
+/** Rejects when `promise` has not settled within `ms`: a guard against a hang, not a wait. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`Not within ${ms} ms: ${what}`)),
+        ms,
+      );
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** A call of tool `name` under `id`. */
+function call(id: number, name: string): Message {
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name, arguments: {} },
+  };
+}
+
+const SIXTEEN_MIB = 16 * 1024 * 1024;
+
+Deno.test("connectHttpServer() answers -32000 for a body or SSE event over 16 MiB, reading little more, and serves the next call", async (t) => {
+  const encoder = new TextEncoder();
+  const letters = encoder.encode("x".repeat(64 * 1024));
+  const lines = encoder.encode(`data: ${"x".repeat(1018)}\n`.repeat(64));
+  const stop = new AbortController();
+  /** Bytes the server has handed to the connection, by tool. */
+  const sent = new Map<string, number>();
+  /** Rejects once the connection has read twice the bound of the step's body. */
+  let overread = Promise.withResolvers<never>();
+  /** A body that starts with `head` and then never ends. */
+  const endless = (
+    name: string,
+    head: string,
+    type: string,
+    filler = letters,
+  ) => {
+    sent.set(name, 0);
+    const tooMuch = overread;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(encoder.encode(head));
+      },
+      pull(controller) {
+        if (stop.signal.aborted) return controller.close();
+        controller.enqueue(filler);
+        const total = sent.get(name)! + filler.byteLength;
+        sent.set(name, total);
+        // Twice the bound: the connection reads without one.
+        if (total > 2 * SIXTEEN_MIB) {
+          const error = new Error(`The connection read ${total} bytes`);
+          tooMuch.reject(error);
+          controller.error(error);
+        }
+      },
+    });
+    return new Response(body, { headers: { "content-type": type } });
+  };
+  const { url, server } = scripted((seen) => {
+    const id = seen.body?.id;
+    const name = (seen.body?.params as Message | undefined)?.name;
+    if (seen.body?.method === "initialize") {
+      return json({ jsonrpc: "2.0", id, result: INIT_RESULT });
+    }
+    if (name === "json_body") {
+      return endless(
+        "json_body",
+        `{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":"`,
+        "application/json",
+      );
+    }
+    if (name === "sse_line") {
+      return endless(
+        "sse_line",
+        `id: e-1\ndata: {"jsonrpc":"2.0","id":${id},"result":"`,
+        "text/event-stream",
+      );
+    }
+    if (name === "sse_lines") {
+      // Many short data lines, never the blank line that ends the event.
+      return endless(
+        "sse_lines",
+        `id: e-1\ndata: {"jsonrpc":"2.0","id":${id},\n`,
+        "text/event-stream",
+        lines,
+      );
+    }
+    if (name === "small") {
+      return json({ jsonrpc: "2.0", id, result: { content: [] } });
+    }
+    if (seen.method === "GET") return new Response(null, { status: 405 });
+    return new Response(null, { status: 202 });
+  });
+  const client = connect(url);
+  try {
+    await client.send(INITIALIZE);
+    await client.next();
+    let id = 20;
+    for (
+      const [name, expected] of [
+        ["json_body", /^The server's answer is too large/],
+        ["sse_line", /^An SSE event from the server is too large/],
+        ["sse_lines", /^An SSE event from the server is too large/],
+      ] as const
+    ) {
+      await t.step(name, async () => {
+        const callId = ++id;
+        await client.send(call(callId, name));
+        overread = Promise.withResolvers<never>();
+        const answer = await within(
+          Promise.race([client.next(), overread.promise]),
+          30_000,
+          `an answer to ${name}`,
+        );
+        assert.equal(answer.id, callId);
+        const error = answer.error as { code: number; message: string };
+        assert.equal(error.code, -32000);
+        assert.match(error.message, expected);
+        assert.match(error.message, /at most 16777216 bytes \(16 MiB\)/);
+        // The bound, and what the sockets between hold, and no more.
+        assert.ok(
+          sent.get(name)! < 2 * SIXTEEN_MIB,
+          `${sent.get(name)} bytes sent`,
+        );
+        // The same connection serves the next call.
+        await client.send(call(++id, "small"));
+        assert.deepEqual(await client.next(), {
+          jsonrpc: "2.0",
+          id,
+          result: { content: [] },
+        });
+      });
+    }
+  } finally {
+    stop.abort();
+    await client.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("connectHttpServer() follows no redirect, and its headers never reach where one points", async (t) => {
+  /** The other origin: it notes whatever reaches it. */
+  const other = scripted(() => json({ jsonrpc: "2.0", id: 0, result: {} }));
+  const { url, all, server } = scripted((seen) => {
+    if (seen.method === "GET") return new Response(null, { status: 405 });
+    const status = Number(
+      (seen.body?.params as Message | undefined)?.name ?? 307,
+    );
+    const location = status === 303 ? "/elsewhere" : other.url;
+    return new Response(null, { status, headers: { location } });
+  });
+  const client = connect(url, [["Authorization", "Bearer top-secret"]]);
+  try {
+    for (const status of [301, 302, 303, 307, 308]) {
+      await t.step(`HTTP ${status}`, async () => {
+        await client.send(call(status, String(status)));
+        const answer = await client.next();
+        assert.equal(answer.id, status);
+        const error = answer.error as { code: number; message: string };
+        assert.equal(error.code, -32000);
+        assert.match(
+          error.message,
+          new RegExp(
+            `^Cannot reach the server: it answered HTTP ${status}, a redirect to \\S+, which the gate does not follow: give --url the server's own URL$`,
+          ),
+        );
+      });
+    }
+    // Not another origin, not another path of the same one.
+    assert.deepEqual(other.all, []);
+    assert.equal(all.length, 5);
+  } finally {
+    await client.close();
+    await server.shutdown();
+    await other.server.shutdown();
+  }
+});
+
+Deno.test("connectHttpServer() skips an event with empty data (a priming event) and resumes from its id", async () => {
+  const { url, all, server } = scripted((seen) => {
+    const id = seen.body?.id;
+    if (seen.body?.method === "initialize") {
+      // What a 2025-11-25 server with resumability sends: a priming event
+      // (an id and empty data), then the answer.
+      return sse([
+        "id: i-0\ndata: \n\n",
+        data({ jsonrpc: "2.0", id, result: INIT_RESULT }, "i-1"),
+      ]);
+    }
+    if (seen.body?.method === "tools/call") {
+      // Only the priming event, then the stream is cut.
+      return sse(["id: c-0\ndata:\n\n"]);
+    }
+    if (seen.method === "GET" && seen.lastEventId === "c-0") {
+      return sse([data({ jsonrpc: "2.0", id: 1, result: {} }, "c-1")]);
+    }
+    if (seen.method === "GET") return new Response(null, { status: 405 });
+    return new Response(null, { status: 202 });
+  });
+  const client = connect(url);
+  try {
+    await client.send(INITIALIZE);
+    assert.deepEqual(await client.next(), {
+      jsonrpc: "2.0",
+      id: 0,
+      result: INIT_RESULT,
+    });
+    await client.send(CALL);
+    assert.deepEqual(await client.next(), {
+      jsonrpc: "2.0",
+      id: 1,
+      result: {},
+    });
+    assert.equal(all.filter((s) => s.lastEventId === "c-0").length, 1);
+    assert.deepEqual(client.log, []);
+  } finally {
+    await client.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("connectHttpServer() closes a call's stream when the host cancels the call, and answers nothing for it", async () => {
+  let closed!: () => void;
+  const streamClosed = new Promise<void>((resolve) => closed = resolve);
+  let cancelled!: (seen: Seen) => void;
+  const cancelSeen = new Promise<Seen>((resolve) => cancelled = resolve);
+  const { url, server } = scripted((seen) => {
+    const method = seen.body?.method;
+    if (method === "initialize") {
+      return json({ jsonrpc: "2.0", id: 0, result: INIT_RESULT });
+    }
+    if (method === "tools/call" && seen.body?.id === 1) {
+      // A stream that stays open until the gate closes it.
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(": working\n\n"));
+        },
+        cancel: () => closed(),
+      });
+      return new Response(body, {
+        headers: { "content-type": "text/event-stream" },
+      });
+    }
+    if (method === "tools/call") {
+      return json({ jsonrpc: "2.0", id: seen.body!.id, result: {} });
+    }
+    if (method === "notifications/cancelled") cancelled(seen);
+    if (seen.method === "GET") return new Response(null, { status: 405 });
+    return new Response(null, { status: 202 });
+  });
+  const client = connect(url);
+  try {
+    await client.send(INITIALIZE);
+    await client.next();
+    await client.send(CALL);
+    await client.send({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: 1, reason: "the user stopped it" },
+    });
+    // The server is told, and the stream is closed.
+    assert.deepEqual((await cancelSeen).body?.params, {
+      requestId: 1,
+      reason: "the user stopped it",
+    });
+    await within(streamClosed, 5000, "the cancelled call's stream is closed");
+    // No answer for the cancelled call: the next message is the next call's.
+    await client.send(call(2, "next"));
+    assert.deepEqual(await client.next(), {
+      jsonrpc: "2.0",
+      id: 2,
+      result: {},
+    });
+  } finally {
+    // A stream left open must not hold the end of the test.
+    client.child.kill("SIGTERM");
     await client.close();
     await server.shutdown();
   }

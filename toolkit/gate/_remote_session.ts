@@ -6,10 +6,14 @@
 // never hangs); the GET stream is opened again after the server's `retry`;
 // a session the server no longer knows (404) is replaced by a new one,
 // initialized with the host's own initialize, and the request is sent again
-// once.
+// once. What the server sends is bounded (see _bounded_body.ts); redirects
+// are never followed (the --header values must not go to another URL);
+// `abort()` and a host's notifications/cancelled end the fetches and
+// streams they concern at once.
 
 import { messageOf } from "./_log.ts";
 import { sseEvents } from "./_sse.ts";
+import { readBounded, TooLargeError } from "./_bounded_body.ts";
 import { requestHeaders, SESSION_HEADER } from "./_http_headers.ts";
 import { isRecord } from "../_util/json_type.ts";
 
@@ -37,6 +41,20 @@ interface Reading {
   retryMs: number | undefined;
   /** How many events the stream brought. */
   events: number;
+  /** Why the request sent failed, when it did. */
+  failed: string | undefined;
+  /** Whether the body (or one of its events) was over the bound. */
+  tooLarge: boolean;
+}
+
+/** How one response is read. */
+interface ReadOptions {
+  /** The request the response is for, if any. */
+  sent?: Message;
+  /** Where messages go: to the host unless told. */
+  sink?: (message: Message) => void;
+  /** Aborted when reading should stop without failing `sent`. */
+  signal: AbortSignal;
 }
 
 /** Options for a {@linkcode RemoteSession}. */
@@ -61,6 +79,8 @@ export class RemoteSession {
   #initialize: Message | undefined;
   #initialized: Message | undefined;
   #renewing: Promise<boolean> | undefined;
+  /** The requests under way, by id: a host's cancellation aborts one. */
+  #calls = new Map<unknown, AbortController>();
 
   constructor(url: string, options: RemoteSessionOptions) {
     this.#url = url;
@@ -68,15 +88,44 @@ export class RemoteSession {
   }
 
   /** POSTs one message and passes on what comes back. */
-  async post(message: Message, again = false): Promise<void> {
+  async post(message: Message): Promise<void> {
+    if (
+      message.method === "notifications/cancelled" && isRecord(message.params)
+    ) {
+      // Nothing more of that call is wanted: its stream is closed at once
+      // (the server learns of it from the notification, not the closing).
+      this.#calls.get(message.params.requestId)?.abort();
+    }
+    if (!isRequest(message)) {
+      await this.#post(message, this.#stop.signal);
+      return;
+    }
+    const call = new AbortController();
+    this.#calls.set(message.id, call);
+    try {
+      await this.#post(
+        message,
+        AbortSignal.any([this.#stop.signal, call.signal]),
+      );
+    } finally {
+      if (this.#calls.get(message.id) === call) this.#calls.delete(message.id);
+    }
+  }
+
+  /** POSTs `message`; `again` when it is sent again on a new session. */
+  async #post(
+    message: Message,
+    signal: AbortSignal,
+    again = false,
+  ): Promise<void> {
     // Sent on the session being started, not on the one that is gone.
     if (this.#renewing !== undefined) await this.#renewing;
     const sentSession = this.#sessionId;
     let response: Response;
     try {
-      response = await this.#fetch(message);
+      response = await this.#fetch(message, { signal });
     } catch (error) {
-      if (!this.#stop.signal.aborted) {
+      if (!signal.aborted) {
         this.#fail(message, `Cannot reach the server: ${messageOf(error)}`);
       }
       return;
@@ -86,7 +135,9 @@ export class RemoteSession {
       message.method !== "initialize"
     ) {
       await response.body?.cancel();
-      if (await this.#renew(sentSession)) return await this.post(message, true);
+      if (await this.#renew(sentSession)) {
+        return await this.#post(message, signal, true);
+      }
       this.#fail(
         message,
         "The server no longer knows the session, and a new one could not be started",
@@ -97,9 +148,9 @@ export class RemoteSession {
       this.#sessionId = response.headers.get(SESSION_HEADER) ?? undefined;
       this.#initialize = message;
     }
-    const reading = await this.#read(response, message);
-    if (!reading.answered && isRequest(message)) {
-      if (reading.stream) await this.#resume(message, reading);
+    const reading = await this.#read(response, { sent: message, signal });
+    if (!reading.answered && isRequest(message) && !signal.aborted) {
+      if (reading.stream) await this.#resume(message, reading, signal);
       else {
         this.#fail(
           message,
@@ -119,6 +170,7 @@ export class RemoteSession {
       await fetch(this.#url, {
         method: "DELETE",
         headers: this.#headers(),
+        redirect: "manual",
         signal: AbortSignal.timeout(1000),
       }).then((r) => r.body?.cancel()).catch(() => {});
     }
@@ -138,22 +190,47 @@ export class RemoteSession {
     }, message);
   }
 
-  /** POSTs `message`, or without one GETs a stream, resumed after `lastId`. */
-  #fetch(message: Message | undefined, lastId?: string): Promise<Response> {
+  /**
+   * POSTs `message`, or without one GETs a stream, resumed after `lastId`.
+   * A redirect is refused, never followed: it could take the `--header`
+   * values (a bearer token) to another origin, and the MCP endpoint is one
+   * URL, which `--url` names.
+   */
+  async #fetch(
+    message: Message | undefined,
+    options: { lastId?: string; signal?: AbortSignal } = {},
+  ): Promise<Response> {
     const headers = this.#headers(message);
-    if (lastId !== undefined) headers.set("last-event-id", lastId);
-    return fetch(this.#url, {
+    if (options.lastId !== undefined) {
+      headers.set("last-event-id", options.lastId);
+    }
+    const response = await fetch(this.#url, {
       method: message === undefined ? "GET" : "POST",
       headers,
       body: message === undefined ? undefined : JSON.stringify(message),
-      signal: this.#stop.signal,
+      redirect: "manual",
+      signal: options.signal ?? this.#stop.signal,
     });
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel();
+      const location = response.headers.get("location") ?? "";
+      throw new Error(
+        `it answered HTTP ${response.status}, a redirect${
+          location === "" ? "" : ` to ${location.slice(0, 200)}`
+        }, which the gate does not follow: give --url the server's own URL`,
+      );
+    }
+    return response;
   }
 
   /** Answers `message` with -32000 when it is a request; logs otherwise. */
-  #fail(message: Message, why: string): void {
+  #fail(
+    message: Message,
+    why: string,
+    sink: (message: Message) => void = this.#options.emit,
+  ): void {
     if (isRequest(message)) {
-      this.#options.emit({
+      sink({
         jsonrpc: "2.0",
         id: message.id,
         error: { code: UNANSWERED, message: why },
@@ -168,13 +245,17 @@ export class RemoteSession {
    * resumed from its last event id (a GET with Last-Event-ID) until the
    * answer comes, or the request fails with -32000.
    */
-  async #resume(sent: Message, first: Reading): Promise<void> {
+  async #resume(
+    sent: Message,
+    first: Reading,
+    signal: AbortSignal,
+  ): Promise<void> {
     let { lastId } = first;
     for (let idle = 0; lastId !== undefined && idle < RESUME_ATTEMPTS;) {
-      if (this.#stop.signal.aborted) return;
+      if (signal.aborted) return;
       let response: Response;
       try {
-        response = await this.#fetch(undefined, lastId);
+        response = await this.#fetch(undefined, { lastId, signal });
       } catch {
         idle++;
         continue;
@@ -183,8 +264,8 @@ export class RemoteSession {
         await response.body?.cancel();
         break;
       }
-      const reading = await this.#read(response, sent);
-      if (reading.answered) return;
+      const reading = await this.#read(response, { sent, signal });
+      if (reading.answered || signal.aborted) return;
       if (reading.lastId !== undefined && reading.lastId !== lastId) {
         lastId = reading.lastId;
         idle = 0;
@@ -192,7 +273,7 @@ export class RemoteSession {
         idle++;
       }
     }
-    if (this.#stop.signal.aborted) return;
+    if (signal.aborted) return;
     this.#fail(
       sent,
       lastId === undefined
@@ -204,12 +285,11 @@ export class RemoteSession {
   /**
    * Passes on a JSON body or each event of an SSE body, to the host or to
    * `sink`; a failure fails the request `sent` (or is logged for a stream).
+   * A body or an event over the bound fails `sent` at once: resuming would
+   * replay it.
    */
-  async #read(
-    response: Response,
-    sent?: Message,
-    sink: (message: Message) => void = this.#options.emit,
-  ): Promise<Reading> {
+  async #read(response: Response, options: ReadOptions): Promise<Reading> {
+    const { sent, signal, sink = this.#options.emit } = options;
     const type = response.headers.get("content-type") ?? "";
     const reading: Reading = {
       answered: false,
@@ -217,6 +297,8 @@ export class RemoteSession {
       lastId: undefined,
       retryMs: undefined,
       events: 0,
+      failed: undefined,
+      tooLarge: false,
     };
     const take = (body: unknown) => {
       for (const message of Array.isArray(body) ? body : [body]) {
@@ -235,7 +317,10 @@ export class RemoteSession {
       if (type.includes("text/event-stream") && response.body !== null) {
         reading.stream = true;
         for await (const event of sseEvents(response.body)) {
-          if (event.data !== undefined) {
+          // An event without data, or with empty data (the priming event a
+          // 2025-11-25 server opens its stream with), carries no message;
+          // its id is still where a resumption starts.
+          if (event.data !== undefined && event.data.trim() !== "") {
             let body: unknown;
             try {
               body = JSON.parse(event.data);
@@ -252,7 +337,7 @@ export class RemoteSession {
         }
         return reading;
       }
-      const text = await response.text();
+      const text = new TextDecoder().decode(await readBounded(response.body));
       if (type.includes("application/json") && text.trim() !== "") {
         const body = JSON.parse(text);
         if (!response.ok && !isAnswerTo(body, sent)) {
@@ -267,15 +352,21 @@ export class RemoteSession {
         );
       }
     } catch (error) {
-      if (this.#stop.signal.aborted) return reading;
-      if (reading.stream) {
+      if (signal.aborted) return reading;
+      if (error instanceof TooLargeError) {
+        // Cancelled already: nothing more of it is read.
+        reading.tooLarge = true;
+      } else if (reading.stream) {
         // A stream that broke is resumed by the caller, not failed here.
         this.#options.log(`the server's stream broke: ${messageOf(error)}`);
         return reading;
       }
       reading.answered = true;
+      reading.failed = error instanceof TooLargeError
+        ? error.message
+        : `The server answered ${messageOf(error)}`;
       if (sent !== undefined) {
-        this.#fail(sent, `The server answered ${messageOf(error)}`);
+        this.#fail(sent, reading.failed, sink);
       } else {
         this.#options.log(`the server's stream failed: ${messageOf(error)}`);
       }
@@ -313,8 +404,15 @@ export class RemoteSession {
     try {
       const response = await this.#fetch(init);
       const session = response.headers.get(SESSION_HEADER);
-      const reading = await this.#read(response, init, () => {});
-      if (!response.ok || !reading.answered || session === null) {
+      const reading = await this.#read(response, {
+        sent: init,
+        sink: () => {},
+        signal: this.#stop.signal,
+      });
+      if (
+        !response.ok || !reading.answered || reading.failed !== undefined ||
+        session === null
+      ) {
         log(
           `cannot start a new session: the server answered HTTP ${response.status}`,
         );
@@ -356,7 +454,7 @@ export class RemoteSession {
     while (!signal.aborted && this.#sessionId === session) {
       let response: Response | undefined;
       try {
-        response = await this.#fetch(undefined, lastId);
+        response = await this.#fetch(undefined, { lastId });
       } catch (error) {
         if (signal.aborted) return;
         this.#options.log(
@@ -375,7 +473,12 @@ export class RemoteSession {
         return;
       }
       if (response?.ok) {
-        const reading = await this.#read(response);
+        const reading = await this.#read(response, { signal });
+        if (reading.tooLarge) {
+          // Opened again, it would replay the same event.
+          this.#options.log("not opening the server's stream again");
+          return;
+        }
         // A stream that brought anything was working: it ended, not failed.
         if (reading.events > 0) failures = 0;
         lastId = reading.lastId ?? lastId;

@@ -270,3 +270,242 @@ Deno.test("pins accept --url pins what the remote server lists now, with its hea
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("gate --url fronts everything --http in both eras, its priming events included", async (t) => {
+  // Resumable (eventHistory): each stream to a 2025-11-25 client opens
+  // with a priming event, an id and empty data.
+  await using server = await httpServer(EVERYTHING);
+  const dir = await Deno.makeTempDir({ prefix: "gate-remote-" });
+  const policy = `${dir}/policy.yaml`;
+  await Deno.writeTextFile(policy, "unprobed: allow\n");
+  try {
+    await t.step("2025-11-25, with initialize", async () => {
+      await using gate = await startGateProcess(
+        ["--policy", policy, "--url", server.url],
+        [],
+        { capabilities: null },
+      );
+      const init = await rpc(gate, "initialize", {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "host-2025", version: "1" },
+      });
+      assert.equal(
+        init.result?.protocolVersion,
+        "2025-11-25",
+        init.error?.message,
+      );
+      await gate.notify("notifications/initialized");
+      const listed = await rpc(gate, "tools/list");
+      const names = listed.result.tools.map((tool: Message) => tool.name);
+      assert.ok(names.includes("test_simple_text"), JSON.stringify(names));
+      assert.match(
+        textOf(await callTool(gate, "test_simple_text")),
+        /simple text/i,
+      );
+    });
+    await t.step("2026-07-28, each request standing alone", async () => {
+      await using gate = await startGateProcess(
+        ["--policy", policy, "--url", server.url],
+        [],
+        { capabilities: null },
+      );
+      const meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {
+          name: "host-2026",
+          version: "1",
+        },
+      };
+      const listed = await rpc(gate, "tools/list", { _meta: meta });
+      const names = (listed.result?.tools ?? []).map((tool: Message) =>
+        tool.name
+      );
+      assert.ok(names.includes("test_simple_text"), JSON.stringify(listed));
+      const called = await callTool(gate, "test_simple_text", {}, meta);
+      assert.match(textOf(called), /simple text/i);
+      assert.equal(called.result.resultType, "complete");
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** The documented grace: the server's 1 s, then 1 s after SIGTERM. */
+const SHUTDOWN_MS = 2000;
+
+Deno.test("gate --url stops within its grace when a call's stream never ends", async (t) => {
+  const hold = new AbortController();
+  let seen = Promise.withResolvers<void>();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    async (request) => {
+      if (request.method !== "POST") return new Response(null, { status: 405 });
+      const message = await request.json();
+      if (message.method === "initialize") {
+        return Response.json({
+          jsonrpc: "2.0",
+          id: message.id,
+          result: {
+            protocolVersion: message.params.protocolVersion,
+            capabilities: { tools: {} },
+            serverInfo: { name: "endless", version: "1" },
+          },
+        });
+      }
+      if (message.method !== "tools/call") {
+        return new Response(null, { status: 202 });
+      }
+      seen.resolve();
+      // A keep-alive, then nothing, ever.
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(": working\n\n"));
+          hold.signal.addEventListener("abort", () => {
+            try {
+              controller.close();
+            } catch {
+              // The gate closed it already.
+            }
+          });
+        },
+      });
+      return new Response(body, {
+        headers: { "content-type": "text/event-stream" },
+      });
+    },
+  );
+  const url = `http://127.0.0.1:${server.addr.port}/mcp`;
+  const dir = await Deno.makeTempDir({ prefix: "gate-remote-" });
+  const policy = `${dir}/policy.yaml`;
+  await Deno.writeTextFile(policy, "unprobed: allow\n");
+  /** Starts a gate with a call under way on a stream that never ends. */
+  const endless = async () => {
+    seen = Promise.withResolvers<void>();
+    const gate = await startGateProcess(["--policy", policy, "--url", url], []);
+    const answer = callTool(gate, "wait_forever");
+    await seen.promise;
+    return { gate, answer };
+  };
+  /** Rejects unless the gate has exited within the grace (and a second to spare). */
+  const exited = async (status: Promise<Deno.CommandStatus>) => {
+    const started = performance.now();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      status,
+      new Promise((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error("The gate did not exit")),
+          SHUTDOWN_MS + 1000,
+        );
+      }),
+    ]).finally(() => clearTimeout(timer));
+    return performance.now() - started;
+  };
+  try {
+    await t.step("after host EOF", async () => {
+      const { gate, answer } = await endless();
+      await using _ = gate;
+      answer.catch(() => {});
+      const took = await exited(gate.close());
+      assert.ok(took < SHUTDOWN_MS + 1000, `${took} ms`);
+    });
+    await t.step("after SIGTERM", async () => {
+      const { gate, answer } = await endless();
+      await using _ = gate;
+      gate.kill("SIGTERM");
+      const took = await exited(gate.status);
+      // The host still connected gets an answer for its call.
+      const error = (await answer).error;
+      assert.equal(error?.code, -32000);
+      assert.equal(
+        error?.message,
+        "The gate stopped before the server answered",
+      );
+      assert.ok(took < SHUTDOWN_MS + 1000, `${took} ms`);
+    });
+  } finally {
+    hold.abort();
+    await server.shutdown();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("gate --url answers -32000 to an endless answer, reads little past 16 MiB, and serves on", async () => {
+  const bound = 16 * 1024 * 1024;
+  const filler = new TextEncoder().encode("x".repeat(64 * 1024));
+  const stop = new AbortController();
+  let sent = 0;
+  const overread = Promise.withResolvers<never>();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    async (request) => {
+      if (request.method !== "POST") return new Response(null, { status: 405 });
+      const message = await request.json();
+      const reply = (result: unknown) =>
+        Response.json({ jsonrpc: "2.0", id: message.id, result });
+      if (message.method === "initialize") {
+        return reply({
+          protocolVersion: message.params.protocolVersion,
+          capabilities: { tools: {} },
+          serverInfo: { name: "flood", version: "1" },
+        });
+      }
+      if (message.method !== "tools/call") {
+        return new Response(null, { status: 202 });
+      }
+      if (message.params.name !== "huge") {
+        return reply({ content: [{ type: "text", text: "small" }] });
+      }
+      // An answer that starts well and never ends.
+      const head = `{"jsonrpc":"2.0","id":${
+        JSON.stringify(message.id)
+      },"result":{"content":[{"type":"text","text":"`;
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(head));
+        },
+        pull(controller) {
+          if (stop.signal.aborted) return controller.close();
+          sent += filler.byteLength;
+          if (sent > 2 * bound) {
+            const error = new Error(`The gate read ${sent} bytes`);
+            overread.reject(error);
+            return controller.error(error);
+          }
+          controller.enqueue(filler);
+        },
+      });
+      return new Response(body, {
+        headers: { "content-type": "application/json" },
+      });
+    },
+  );
+  const dir = await Deno.makeTempDir({ prefix: "gate-remote-" });
+  const policy = `${dir}/policy.yaml`;
+  await Deno.writeTextFile(policy, "unprobed: allow\n");
+  try {
+    await using gate = await startGateProcess([
+      "--policy",
+      policy,
+      "--url",
+      `http://127.0.0.1:${server.addr.port}/mcp`,
+    ], []);
+    const answer = await Promise.race([
+      callTool(gate, "huge"),
+      overread.promise,
+    ]);
+    assert.equal(answer.error?.code, -32000);
+    assert.match(
+      answer.error?.message,
+      /^The server's answer is too large: expected at most 16777216 bytes \(16 MiB\), got more$/,
+    );
+    assert.ok(sent < 2 * bound, `${sent} bytes sent`);
+    assert.equal(textOf(await callTool(gate, "small")), "small");
+  } finally {
+    stop.abort();
+    await server.shutdown();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
