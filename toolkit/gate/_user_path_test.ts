@@ -46,12 +46,20 @@ Deno.test("userPath() resolves a relative path against INIT_CWD, and only then",
   });
 });
 
+function withoutInitCwd(env: Record<string, string>): Record<string, string> {
+  const { INIT_CWD: _, ...rest } = env;
+  return rest;
+}
+
 /** Runs `deno task gate ARGS` as typed in `dir`; resolves with its stderr and exit code. */
 async function taskIn(dir: string, args: readonly string[]) {
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["task", "--quiet", "--config", ROOT_CONFIG, "gate", ...args],
     cwd: dir,
-    env: { NO_COLOR: "1" },
+    // deno task keeps an INIT_CWD it inherits (as from `deno task test`):
+    // the run must start as a user's shell does, without one.
+    clearEnv: true,
+    env: { ...withoutInitCwd(Deno.env.toObject()), NO_COLOR: "1" },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
