@@ -35,9 +35,9 @@ Options:
   -h, --help         show this text
 
 Environment:
-  INIT_CWD           the folder the command was typed in (deno task and npm set
-                     it): the FILEs above are relative to it, not to the
-                     working directory
+  FORGE_GATE_TYPED_IN  the folder the command was typed in, which the gate
+                     task of deno.json sets from INIT_CWD: the FILEs above
+                     are relative to it, not to the working directory
   OTEL_DENO=true     trace each request the gate relays, with its decision, and
                      export the spans over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT);
                      see docs/observability.md`;

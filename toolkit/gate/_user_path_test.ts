@@ -3,46 +3,61 @@
 // command was typed in (INIT_CWD), as a shell user expects.
 
 import assert from "node:assert/strict";
-import { userPath } from "./_user_path.ts";
+import { takeTypedIn, TYPED_IN, userPath } from "./_user_path.ts";
 import { AuditLog } from "./_audit.ts";
 
 const ROOT_CONFIG = new URL("../../deno.json", import.meta.url).pathname;
+const MAIN = new URL("./main.ts", import.meta.url).pathname;
 
 function envOf(vars: Record<string, string>) {
-  return { get: (name: string) => vars[name] };
+  return {
+    get: (name: string) => vars[name],
+    delete: (name: string) => void delete vars[name],
+  };
 }
 
-Deno.test("userPath() resolves a relative path against INIT_CWD, and only then", async (t) => {
-  await t.step("relative, with INIT_CWD: against it", () => {
+Deno.test("userPath() resolves a relative path against the folder typed in, and only then", async (t) => {
+  await t.step("relative, with a folder: against it", () => {
     assert.equal(
-      userPath("a.jsonl", envOf({ INIT_CWD: "/home/me/work/sub" })),
+      userPath("a.jsonl", "/home/me/work/sub"),
       "/home/me/work/sub/a.jsonl",
     );
     assert.equal(
-      userPath("../p.yaml", envOf({ INIT_CWD: "/home/me/work/sub" })),
+      userPath("../p.yaml", "/home/me/work/sub"),
       "/home/me/work/p.yaml",
     );
   });
   await t.step("absolute: unchanged", () => {
-    assert.equal(
-      userPath("/var/log/a.jsonl", envOf({ INIT_CWD: "/home/me" })),
-      "/var/log/a.jsonl",
-    );
+    assert.equal(userPath("/var/log/a.jsonl", "/home/me"), "/var/log/a.jsonl");
   });
-  await t.step(
-    "without INIT_CWD (or empty): unchanged, for the working directory",
-    () => {
-      assert.equal(userPath("a.jsonl", envOf({})), "a.jsonl");
-      assert.equal(userPath("a.jsonl", envOf({ INIT_CWD: "" })), "a.jsonl");
-    },
-  );
-  await t.step("an environment that cannot be read: unchanged", () => {
+  await t.step("without a folder: unchanged, for the working directory", () => {
+    assert.equal(userPath("a.jsonl", undefined), "a.jsonl");
+  });
+});
+
+Deno.test("takeTypedIn() reads the gate task's variable alone, and removes it", async (t) => {
+  await t.step("set by the task: read, and gone for the server", () => {
+    const vars: Record<string, string> = {
+      [TYPED_IN]: "/home/me/sub",
+      INIT_CWD: "/home/me/sub",
+    };
+    assert.equal(takeTypedIn(envOf(vars)), "/home/me/sub");
+    assert.deepEqual(vars, { INIT_CWD: "/home/me/sub" });
+  });
+  await t.step("INIT_CWD alone (inherited from some task): not read", () => {
+    assert.equal(takeTypedIn(envOf({ INIT_CWD: "/elsewhere" })), undefined);
+  });
+  await t.step("empty: none", () => {
+    assert.equal(takeTypedIn(envOf({ [TYPED_IN]: "" })), undefined);
+  });
+  await t.step("an environment that cannot be read: none", () => {
     const denied = {
       get(): string | undefined {
         throw new Deno.errors.NotCapable("no env");
       },
+      delete() {},
     };
-    assert.equal(userPath("a.jsonl", denied), "a.jsonl");
+    assert.equal(takeTypedIn(denied), undefined);
   });
 });
 
@@ -121,4 +136,31 @@ Deno.test("deno task gate audit verify, typed in another folder, reads the log a
     "rel.jsonl: 1 lines, chain intact, its end matches the anchor\n",
   );
   await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("a gate started without its task reads --policy from its working directory, whatever INIT_CWD it inherits", async () => {
+  const dir = await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "gate-init-cwd-" }),
+  );
+  const elsewhere = await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "gate-init-cwd-other-" }),
+  );
+  await Deno.writeTextFile(`${dir}/rel.json`, '{"allow": 5}');
+  await Deno.writeTextFile(`${elsewhere}/rel.json`, '{"deny": 5}');
+  // As a host started from an npm script starts it: INIT_CWD inherited.
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, "--policy", "rel.json", "--", "true"],
+    cwd: dir,
+    env: { INIT_CWD: elsewhere, NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(output.code, 2);
+  assert.match(
+    new TextDecoder().decode(output.stderr),
+    /Cannot load the policy: rel\.json:1:2: allow: /,
+  );
+  await Deno.remove(dir, { recursive: true });
+  await Deno.remove(elsewhere, { recursive: true });
 });

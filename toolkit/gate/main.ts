@@ -6,20 +6,22 @@ import { parseCommandLine, USAGE, UsageError } from "./_cli.ts";
 import { auditCommand } from "./_audit_command.ts";
 import { pinsCommand } from "./_pins_command.ts";
 import { startGate } from "./gate.ts";
-import { userPath } from "./_user_path.ts";
+import { takeTypedIn, userPath } from "./_user_path.ts";
 
 async function main(args: readonly string[]): Promise<number> {
   // `deno task gate -- audit verify FILE` passes its own "--" through.
   const rest = args[0] === "--" ? args.slice(1) : args;
   // Files named on the command line are the user's, relative to where the
   // command was typed (_user_path.ts); the server's command is its own.
+  const typedIn = takeTypedIn();
+  const given = (path: string) => userPath(path, typedIn);
   if (rest[0] === "audit") {
-    return await auditCommand(rest.slice(1), { path: userPath });
+    return await auditCommand(rest.slice(1), { path: given });
   }
   if (rest[0] === "pins") {
     const [action, file, ...more] = rest.slice(1);
     return await pinsCommand(
-      file === undefined ? rest.slice(1) : [action, userPath(file), ...more],
+      file === undefined ? rest.slice(1) : [action, given(file), ...more],
     );
   }
   let line;
@@ -38,14 +40,14 @@ async function main(args: readonly string[]): Promise<number> {
   }
   let gate;
   try {
-    const given = (path: string | undefined) =>
-      path === undefined ? undefined : userPath(path);
+    const maybe = (path: string | undefined) =>
+      path === undefined ? undefined : given(path);
     gate = await startGate(line.command, {
-      policy: userPath(line.policy),
-      audit: given(line.audit),
-      auditAnchor: given(line.auditAnchor),
+      policy: given(line.policy),
+      audit: maybe(line.audit),
+      auditAnchor: maybe(line.auditAnchor),
       unprobed: line.unprobed,
-      pins: given(line.pins),
+      pins: maybe(line.pins),
       newTools: line.newTools,
       url: line.url,
       headers: line.headers,
