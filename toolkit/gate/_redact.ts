@@ -10,6 +10,7 @@
 
 import { createHash } from "node:crypto";
 import { isPatternVerb, targetKind } from "../../validate/_pattern_grammar.ts";
+import { nameGlob } from "./_tool_mapping.ts";
 
 /** How a tool's exec and custom patterns are recorded: whole, or as digests. */
 export type RecordChoice = "patterns" | "digests";
@@ -111,12 +112,4 @@ function firstSpace(target: string): number {
     else if (target[i] === " ") return i;
   }
   return -1;
-}
-
-/** `git_*` as a regular expression, as the policy's `tools` read it. */
-function nameGlob(name: string): RegExp {
-  const body = [...name].map((c) =>
-    c === "*" ? ".*" : c === "?" ? "." : c.replace(/[.+^${}()|[\]\\]/g, "\\$&")
-  ).join("");
-  return new RegExp(`^${body}$`, "su");
 }

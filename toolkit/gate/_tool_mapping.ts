@@ -152,7 +152,7 @@ export class ToolMapping {
 }
 
 /** `git_*` as a regular expression: `*` any run, `?` one character. */
-function nameGlob(name: string): RegExp {
+export function nameGlob(name: string): RegExp {
   const body = [...name].map((c) =>
     c === "*" ? ".*" : c === "?" ? "." : c.replace(/[.+^${}()|[\]\\]/g, "\\$&")
   ).join("");
