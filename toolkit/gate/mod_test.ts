@@ -3,48 +3,7 @@ import * as gateEntry from "./mod.ts";
 import { startGate } from "./mod.ts";
 import { Policy } from "../policy/mod.ts";
 import { FAKE_COMMAND, HELLO_COMMAND } from "./testdata/gate_process.ts";
-
-const ENCODER = new TextEncoder();
-
-/** A host end of a gate started over a pair of streams. */
-function hostStreams() {
-  const toGate = new TransformStream<Uint8Array, Uint8Array>();
-  const fromGate = new TransformStream<Uint8Array, Uint8Array>();
-  const writer = toGate.writable.getWriter();
-  const lines = fromGate.readable.pipeThrough(new TextDecoderStream())
-    .getReader();
-  let buffer = "";
-  const send = (message: unknown) =>
-    writer.write(ENCODER.encode(JSON.stringify(message) + "\n"));
-  return {
-    readable: toGate.readable,
-    writable: fromGate.writable,
-    send,
-    /** Sends a `tools/call`. */
-    call: (id: number, name: string, args: Record<string, string> = {}) =>
-      send({
-        jsonrpc: "2.0",
-        id,
-        method: "tools/call",
-        params: { name, arguments: args },
-      }),
-    end: () => writer.close(),
-    async next(): Promise<Record<string, unknown>> {
-      for (;;) {
-        const newline = buffer.indexOf("\n");
-        if (newline !== -1) {
-          const line = buffer.slice(0, newline);
-          buffer = buffer.slice(newline + 1);
-          return JSON.parse(line);
-        }
-        const { value, done } = await lines.read();
-        if (done) throw new Error("the gate closed its output");
-        buffer += value;
-      }
-    },
-    drain: () => lines.cancel(),
-  };
-}
+import { hostStreams } from "./testdata/host_streams.ts";
 
 const INITIALIZE = {
   jsonrpc: "2.0",

@@ -15,9 +15,9 @@ import {
   FAKE_COMMAND,
   startGateProcess,
 } from "./testdata/gate_process.ts";
+import { hostStreams } from "./testdata/host_streams.ts";
 
 const exporter = installInMemoryTracing();
-const ENCODER = new TextEncoder();
 
 // deno-lint-ignore no-explicit-any
 type Message = Record<string, any>;
@@ -52,36 +52,16 @@ async function gateWithHost(policy: Message) {
   const auditPath = `${dir}/audit.jsonl`;
   await Deno.writeTextFile(policyPath, JSON.stringify(policy));
   const logged: string[] = [];
-  const toGate = new TransformStream<Uint8Array, Uint8Array>();
-  const fromGate = new TransformStream<Uint8Array, Uint8Array>();
-  const writer = toGate.writable.getWriter();
-  const lines = fromGate.readable.pipeThrough(new TextDecoderStream())
-    .getReader();
+  const host = hostStreams();
   const gate = await startGate(FAKE_COMMAND, {
     policy: policyPath,
     audit: auditPath,
-    readable: toGate.readable,
-    writable: fromGate.writable,
+    readable: host.readable,
+    writable: host.writable,
     log: (line) => logged.push(line),
     telemetry: true,
   });
-  let buffer = "";
-  const send = (message: Message) =>
-    writer.write(ENCODER.encode(JSON.stringify(message) + "\n"));
-  const next = async (): Promise<Message> => {
-    for (;;) {
-      const newline = buffer.indexOf("\n");
-      if (newline !== -1) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
-        return JSON.parse(line);
-      }
-      const { value, done } = await lines.read();
-      if (done) throw new Error("the gate closed its output");
-      buffer += value;
-    }
-  };
-  await send({
+  await host.send({
     jsonrpc: "2.0",
     id: 1,
     method: "initialize",
@@ -91,7 +71,7 @@ async function gateWithHost(policy: Message) {
       clientInfo: { name: "t", version: "1" },
     },
   });
-  await next();
+  await host.next();
   let id = 1;
   return {
     logged,
@@ -103,18 +83,13 @@ async function gateWithHost(policy: Message) {
     auditText: () => Deno.readTextFile(auditPath),
     /** Sends a `tools/call` and resolves with its answer. */
     async call(name: string, args: Message): Promise<Message> {
-      await send({
-        jsonrpc: "2.0",
-        id: ++id,
-        method: "tools/call",
-        params: { name, arguments: args },
-      });
-      return await next();
+      await host.call(++id, name, args);
+      return await host.next();
     },
     async [Symbol.asyncDispose]() {
-      await writer.close();
+      await host.end();
       assert.equal(await gate.finished, 0);
-      await lines.cancel();
+      await host.drain();
       await Deno.remove(dir, { recursive: true });
     },
   };

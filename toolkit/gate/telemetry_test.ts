@@ -14,6 +14,7 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { Policy } from "../policy/mod.ts";
 import { startGate } from "./gate.ts";
 import { FAKE_COMMAND } from "./testdata/gate_process.ts";
+import { hostStreams } from "./testdata/host_streams.ts";
 
 const exporter = installInMemoryTracing();
 
@@ -40,7 +41,6 @@ function endedBefore(
 const SECRET = "s3cret-argument-value";
 const SERVER = 1;
 const CLIENT = 2;
-const ENCODER = new TextEncoder();
 
 // deno-lint-ignore no-explicit-any
 type Message = Record<string, any>;
@@ -50,36 +50,16 @@ async function gateWithHost(
   policy: Policy,
   options: { telemetry?: boolean; capabilities?: Message } = {},
 ) {
-  const toGate = new TransformStream<Uint8Array, Uint8Array>();
-  const fromGate = new TransformStream<Uint8Array, Uint8Array>();
-  const writer = toGate.writable.getWriter();
-  const lines = fromGate.readable.pipeThrough(new TextDecoderStream())
-    .getReader();
+  const host = hostStreams();
   const gate = await startGate(FAKE_COMMAND, {
     policy,
     unprobed: "allow",
-    readable: toGate.readable,
-    writable: fromGate.writable,
+    readable: host.readable,
+    writable: host.writable,
     log: () => {},
     telemetry: options.telemetry ?? true,
   });
-  let buffer = "";
-  const send = (message: Message) =>
-    writer.write(ENCODER.encode(JSON.stringify(message) + "\n"));
-  const next = async (): Promise<Message> => {
-    for (;;) {
-      const newline = buffer.indexOf("\n");
-      if (newline !== -1) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
-        return JSON.parse(line);
-      }
-      const { value, done } = await lines.read();
-      if (done) throw new Error("the gate closed its output");
-      buffer += value;
-    }
-  };
-  await send({
+  await host.send({
     jsonrpc: "2.0",
     id: 1,
     method: "initialize",
@@ -89,24 +69,19 @@ async function gateWithHost(
       clientInfo: { name: "t", version: "1" },
     },
   });
-  await next();
+  await host.next();
   return {
-    send,
-    next,
+    send: host.send,
+    next: host.next,
     /** Sends a `tools/call` and resolves with the next message. */
     async call(id: number, name: string, args: Message, meta?: Message) {
-      await send({
-        jsonrpc: "2.0",
-        id,
-        method: "tools/call",
-        params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) },
-      });
-      return await next();
+      await host.call(id, name, args, meta);
+      return await host.next();
     },
     async [Symbol.asyncDispose]() {
-      await writer.close();
+      await host.end();
       assert.equal(await gate.finished, 0);
-      await lines.cancel();
+      await host.drain();
     },
   };
 }
