@@ -51,10 +51,14 @@ export interface PolicySource {
 const DEBOUNCE_MS = 150;
 /**
  * How long after its last change a file's stat cannot vouch for its
- * content: a rewrite in the same timestamp tick keeps mtime, size and inode
- * (ticks are coarse; 2 s on FAT), so until then each decision reads it.
+ * content: a rewrite in the same timestamp tick keeps mtime, size and inode.
+ * Ticks are whole seconds on some file systems (2 s on FAT), which give
+ * mtimes in whole seconds; elsewhere a tick is a kernel clock tick (at
+ * most 10 ms on Linux), so a shorter wait covers it.
  */
 const RACY_MS = 2000;
+/** The same, for a file system whose mtimes have a fraction of a second. */
+const RACY_FINE_MS = 50;
 /** A policy file up to this size is compared by its bytes, without configreload's reload. */
 const COMPARED_BYTES = 1024 * 1024;
 const FILE_FORMATS: readonly Format[] = ["json", "jsonc", "yaml", "toml"];
@@ -194,7 +198,9 @@ class FileIdentity {
   readonly #path: string;
   readonly #watcher: ConfigWatcher<unknown>;
   /** The stat taken before the last comparison, and when. */
-  #known: { key: string; changedAt: number; checkedAt: number } | undefined;
+  #known:
+    | { key: string; changedAt: number; checkedAt: number; racyMs: number }
+    | undefined;
 
   constructor(path: string, watcher: ConfigWatcher<unknown>) {
     this.#path = path;
@@ -222,7 +228,7 @@ class FileIdentity {
     const known = this.#known;
     if (
       key !== undefined && known?.key === key &&
-      known.changedAt < known.checkedAt - RACY_MS
+      known.changedAt < known.checkedAt - known.racyMs
     ) {
       return;
     }
@@ -241,6 +247,9 @@ class FileIdentity {
         stat?.ctime?.getTime() ?? now,
       ),
       checkedAt: now,
+      racyMs: (stat?.mtime?.getTime() ?? 0) % 1000 === 0
+        ? RACY_MS
+        : RACY_FINE_MS,
     };
   }
 }
