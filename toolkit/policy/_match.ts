@@ -274,9 +274,11 @@ function matchForm(form: Form, parsed: Parsed): boolean {
       return parsed.kind === "exec" && matchSequence(form.items, parsed.items);
     case "net":
       return parsed.kind === "net" && matchItem(form.scheme, parsed.scheme) &&
-        (form.port === undefined
-          ? parsed.port === undefined
-          : parsed.port !== undefined && matchItem(form.port, parsed.port)) &&
+        (form.port === ANY ||
+          (form.port === undefined
+            ? parsed.port === undefined
+            : parsed.port !== undefined &&
+              matchItem(form.port, parsed.port))) &&
         matchSequence(form.host, parsed.host);
     case "opaque":
       return parsed.kind === "opaque" && matchItem(form.item, parsed.item);

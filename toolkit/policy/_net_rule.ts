@@ -23,7 +23,10 @@ import { ANY, compileItem, type Item } from "./_item.ts";
 const IPV6 = /^\[[0-9a-f:.]+\]$/;
 const PORT = /^(0|[1-9][0-9]{0,4})$/;
 
-/** A compiled net rule. */
+/**
+ * A compiled net rule; `port` is `ANY` for `net:**` alone, which takes a
+ * target with any port or none.
+ */
 export interface NetForm {
   kind: "net";
   scheme: Item;
@@ -32,6 +35,11 @@ export interface NetForm {
 }
 
 export function compileNet(tokens: Token[], offset: number): NetForm {
+  // `net:**` is any network target, as `exec:**` is any program: every
+  // scheme, host and port (`net:*://**` leaves out explicit ports).
+  if (isWord(tokens, "**")) {
+    return { kind: "net", scheme: ANY, host: [ANY], port: ANY };
+  }
   const sep = findSeparator(tokens);
   if (sep === -1) {
     throw new Problem(

