@@ -39,6 +39,10 @@ export interface AuditRecord {
   unlisted?: true;
   /** `"session"` when the user approved the call's patterns for the rest of the session; absent otherwise. */
   remember?: "session";
+  /** The flow that decided the call (`flows[0]`); absent otherwise. */
+  flow?: string;
+  /** The SHA-256 of the audit line of the call that set the flow off (the `prev` of the line after it). */
+  since?: string;
   /** Milliseconds from the host's request to the decision. */
   elapsedMs: number;
 }
@@ -73,8 +77,11 @@ export type AuditOutcome =
 
 /** Where the gate's audit lines go: {@linkcode AuditLog}, or a test's. */
 export interface AuditSink {
-  /** Appends one line; resolves once it is written (or failed, reported). */
-  write(record: AuditRecord | AuditToolEvent): Promise<void>;
+  /**
+   * Appends one line; resolves once it is written (or failed, reported),
+   * with the line's SHA-256 when the sink knows it.
+   */
+  write(record: AuditRecord | AuditToolEvent): Promise<string | void>;
   /** Writes what is queued and closes. */
   close(): Promise<void>;
 }
@@ -185,8 +192,9 @@ export class AuditLog implements AuditSink {
    * the file (handed to the system, so a gate killed afterwards cannot lose
    * it).
    */
-  write(record: AuditRecord | AuditToolEvent): Promise<void> {
+  write(record: AuditRecord | AuditToolEvent): Promise<string | void> {
     if (this.#closed) return Promise.resolve();
+    let written: string | undefined;
     try {
       const line = this.#encoder.encode(
         JSON.stringify({ ...record, prev: this.#prev }),
@@ -200,6 +208,7 @@ export class AuditLog implements AuditSink {
         done += this.#file.writeSync(bytes.subarray(done));
       }
       this.#prev = digest;
+      written = digest;
       this.#end = {
         lines: this.#end.lines + 1,
         bytes: this.#end.bytes + bytes.length,
@@ -210,7 +219,7 @@ export class AuditLog implements AuditSink {
       this.#failed = true;
     }
     this.#anchor();
-    return Promise.resolve();
+    return Promise.resolve(written);
   }
 
   /** Writes the log's end to the anchor, with the line about to be written. */

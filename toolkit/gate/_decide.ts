@@ -20,6 +20,8 @@ export interface Verdict {
   cannotAsk: string;
   /** The refusal when the user declines or cancels. */
   declined: (action: string) => string;
+  /** `true` when decided by the tool's name, not by what it touches (flows' `unprobed`). */
+  unknown?: true;
 }
 
 /**
@@ -88,6 +90,7 @@ export function toolVerdict(
   entry = `tools.${tool}`,
 ): Verdict {
   return {
+    unknown: true,
     decision,
     patterns: [],
     rule: entry,
@@ -116,6 +119,7 @@ export function annotationVerdict(
     ? "the server marks it read-only"
     : "the server marks it destructive (or does not say it is not)";
   return {
+    unknown: true,
     decision,
     patterns: [],
     rule: entry,
@@ -149,6 +153,7 @@ export function unprobedVerdict(
     ? "Check the tool's name."
     : `To allow such calls, set tools.${tool} to allow (this tool) or "unprobed: allow" (every such tool) in the gate's policy file.`;
   return {
+    unknown: true,
     decision,
     patterns: [],
     rule: "unprobed",

@@ -11,13 +11,9 @@ import { isRecord, jsonType } from "../_util/json_type.ts";
 import { didYouMean } from "../_util/nearest_names.ts";
 import type { ApprovalRound, ApprovalRounds } from "./_approval_round.ts";
 import type { AuditOutcome, AuditRecord, AuditSink } from "./_audit.ts";
-import {
-  probedVerdict,
-  toolVerdict,
-  type Verdict,
-  withArguments,
-} from "./_decide.ts";
-import { mappedVerdict } from "./_mapped_call.ts";
+import { toolVerdict, type Verdict, withArguments } from "./_decide.ts";
+import { mappedVerdict, patternVerdict } from "./_mapped_call.ts";
+import { type FlowCall, FlowSession, type FlowVerdict } from "./_flows.ts";
 import {
   asksForms,
   eraCapabilities,
@@ -88,6 +84,8 @@ export class Gatekeeper {
   // In memory, for this gate's life: its one host's session (a 2026-07-28
   // host has none, so its approvals last as long as the gate process).
   #remembered = new RememberedApprovals();
+  // The flows set off in the same session: the gate's life, as above.
+  #flows = new FlowSession();
 
   constructor(relay: Relay, pending: PendingCalls, options: GatekeeperOptions) {
     this.#relay = relay;
@@ -124,6 +122,7 @@ export class Gatekeeper {
             outcome: "cancelled",
             rule: verdict?.rule ?? null,
             ...(progress.unlisted ? { unlisted: true } : {}),
+            ...(verdict === undefined ? {} : flowFields(verdict)),
           }, started);
         }
         throw error;
@@ -211,6 +210,7 @@ export class Gatekeeper {
     const inForce = await this.#pending.withCancel(call, this.#source.fresh());
     const entry = inForce.mapping.decision(name);
     let verdict: Verdict;
+    let deciding = inForce;
     if (!probed) {
       // By its tools entry (a decision, or templates filled from the
       // arguments), its annotations, or unprobed (_mapped_call.ts).
@@ -261,18 +261,17 @@ export class Gatekeeper {
       }
       // The policy in force once the patterns are known, after any reload
       // during the probe.
-      const now = this.#source.current();
-      const nowEntry = now.mapping.decision(name);
-      verdict = nowEntry?.decision === "deny"
-        ? toolVerdict(name, nowEntry.decision, nowEntry.source)
-        : probedVerdict(
-          name,
-          probe.patterns,
-          now.policy.evaluate(probe.patterns),
-          nowEntry?.decision,
-        );
+      deciding = this.#source.current();
+      verdict = patternVerdict(name, probe.patterns, deciding);
     }
     if (pinned?.kind === "ask") verdict = askedAsNew(verdict, pinned.why);
+    // Rules across calls, only for a policy that has them.
+    const flowCall: FlowCall | undefined = deciding.flows === undefined
+      ? undefined
+      : { tool: name, patterns: verdict.patterns, unknown: !!verdict.unknown };
+    if (flowCall !== undefined) {
+      verdict = this.#flows.tighten(deciding.flows!, flowCall, verdict);
+    }
     progress.verdict = verdict;
     const record = (
       outcome: AuditOutcome,
@@ -286,14 +285,32 @@ export class Gatekeeper {
         outcome,
         rule: verdict.rule,
         ...(listed ? {} : { unlisted: true }),
+        ...flowFields(verdict),
         ...extra,
       }, started);
+    };
+    // A call forwarded sets off the flows its patterns meet, before the
+    // server can answer it: a call sent after that answer is decided with
+    // them.
+    const forwarded = (line: string | void) => {
+      const flows = this.#source.current().flows;
+      if (flows !== undefined) {
+        this.#flows.forwarded(
+          flows,
+          flowCall ?? {
+            tool: name,
+            patterns: verdict.patterns,
+            unknown: !!verdict.unknown,
+          },
+          line ?? undefined,
+        );
+      }
     };
     const approved = probed ? verdict.patterns : undefined;
     if (verdict.decision === "allow") {
       // On disk before the server sees the call: a gate killed in between
       // leaves no call run without its line.
-      await record("forwarded");
+      forwarded(await record("forwarded"));
       this.#forwardCall(call, message, approved, round);
       return;
     }
@@ -305,11 +322,11 @@ export class Gatekeeper {
     // An approval lasts for patterns alone, never for a call that its tools
     // entry or its pins ask about every time; the policy decided first.
     const current = this.#source.current();
-    const lasting = pinned?.kind !== "ask" &&
+    const lasting = pinned?.kind !== "ask" && !("flow" in verdict) &&
       current.mapping.decision(name)?.decision !== "ask" &&
       this.#remembered.canRemember(verdict.patterns, current.policy);
     if (lasting && this.#remembered.covers(verdict.patterns)) {
-      await record("approved", { rule: "remembered" });
+      forwarded(await record("approved", { rule: "remembered" }));
       this.#forwardCall(call, message, approved, round);
       return;
     }
@@ -353,7 +370,9 @@ export class Gatekeeper {
     }
     if (action === "accept") {
       remember &&= lasting;
-      await record("approved", remember ? { remember: "session" } : {});
+      forwarded(
+        await record("approved", remember ? { remember: "session" } : {}),
+      );
       if (remember) this.#remembered.remember(verdict.patterns);
       this.#forwardCall(call, message, approved, round);
       return;
@@ -428,11 +447,14 @@ export class Gatekeeper {
     return recordedPatterns(tool, patterns, this.#source.current().record);
   }
 
-  /** Writes the call's audit line; resolves once it is in the file. */
+  /**
+   * Writes the call's audit line; resolves once it is in the file, with
+   * the line's SHA-256 when the log knows it.
+   */
   #record(
     given: Omit<AuditRecord, "time" | "elapsedMs">,
     started: number,
-  ): Promise<void> {
+  ): Promise<string | void> {
     const { telemetry } = this.#relay;
     // Nothing is recorded without an audit log or telemetry.
     if (this.#audit === undefined && telemetry === undefined) {
@@ -442,7 +464,8 @@ export class Gatekeeper {
     const fields = patterns === given.patterns ? given : { ...given, patterns };
     telemetry?.decided(fields);
     const elapsedMs = Math.round((performance.now() - started) * 1000) / 1000;
-    const { tool, decision, outcome, rule, unlisted, remember } = fields;
+    const { tool, decision, outcome, rule, unlisted, remember, flow, since } =
+      fields;
     if (this.#audit === undefined) return Promise.resolve();
     return this.#audit.write({
       time: new Date().toISOString(),
@@ -453,9 +476,22 @@ export class Gatekeeper {
       rule,
       ...(unlisted ? { unlisted } : {}),
       ...(remember ? { remember } : {}),
+      ...(flow === undefined ? {} : { flow }),
+      ...(since === undefined ? {} : { since }),
       elapsedMs,
     });
   }
+}
+
+/** The audit's `flow` and `since` for a verdict a flow decided. */
+function flowFields(
+  verdict: Verdict | FlowVerdict,
+): { flow?: string; since?: string } {
+  if (!("flow" in verdict)) return {};
+  const { name, trigger } = verdict.flow;
+  return trigger.line === undefined
+    ? { flow: name }
+    : { flow: name, since: trigger.line };
 }
 
 /** What is wrong with a `tools/call`'s name or arguments; `undefined` when nothing is. */

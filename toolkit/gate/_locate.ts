@@ -38,6 +38,9 @@ export function locateField(
   }
   if (typeof path[depth] !== "number") return placeOf(text, keyAt);
   const index = path[depth] as number;
+  if (typeof path[depth + 1] === "string") {
+    return inListedObject(text, keyAt, items, path.slice(depth), column);
+  }
   const item = items[index];
   if (typeof item !== "string") {
     // A number, boolean or null is written as JSON writes it, in every format.
@@ -59,6 +62,52 @@ export function locateField(
     ? found.start + column - 1
     : found.start;
   return placeOf(text, offset);
+}
+
+/**
+ * A field of an object in a list (`flows[1].deny[0]`): each object starts
+ * at its first key, after the object before it; the field is then found
+ * inside the object, as at the top.
+ */
+function inListedObject(
+  text: string,
+  from: number,
+  objects: readonly unknown[],
+  path: readonly (string | number)[],
+  column?: number,
+): Place {
+  const index = path[0] as number;
+  let at = from;
+  for (let i = 0; i <= index; i++) {
+    const object = objects[i];
+    const [first] = object !== null && typeof object === "object"
+      ? Object.keys(object)
+      : [];
+    const found = first === undefined ? -1 : findKey(text, first, at + 1);
+    if (found === -1) return placeOf(text, from);
+    at = found;
+  }
+  const object = objects[index] as Record<string, unknown>;
+  const key = path[1] as string;
+  // From just before the object's first key, which may be this one.
+  const keyAt = findKey(text, key, at - 1);
+  if (keyAt === -1) return placeOf(text, at);
+  const list = object[key];
+  if (typeof path[2] !== "number" || !Array.isArray(list)) {
+    return placeOf(text, keyAt);
+  }
+  const item = list[path[2]];
+  if (typeof item !== "string") return placeOf(text, keyAt);
+  let copies = 0;
+  for (let i = 0; i < path[2]; i++) if (list[i] === item) copies++;
+  const found = findItem(text, keyAt, item, copies);
+  if (found === undefined) return placeOf(text, keyAt);
+  return placeOf(
+    text,
+    found.verbatim && column !== undefined
+      ? found.start + column - 1
+      : found.start,
+  );
 }
 
 function findKey(text: string, key: string, from = 0): number {

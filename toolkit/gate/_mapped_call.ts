@@ -77,3 +77,24 @@ export async function mappedVerdict(
     ),
   };
 }
+
+/**
+ * The verdict on a call of a probed tool whose probe answered `patterns`:
+ * its `tools` entry `deny` refuses it, `ask` asks even when the patterns
+ * are allowed; else the policy decides the patterns.
+ */
+export function patternVerdict(
+  tool: string,
+  patterns: readonly string[],
+  inForce: PolicyInForce,
+): Verdict {
+  const entry = inForce.mapping.decision(tool);
+  return entry?.decision === "deny"
+    ? toolVerdict(tool, entry.decision, entry.source)
+    : probedVerdict(
+      tool,
+      patterns,
+      inForce.policy.evaluate(patterns),
+      entry?.decision,
+    );
+}

@@ -19,6 +19,7 @@ import { locateField } from "./_locate.ts";
 import { ToolMapping } from "./_tool_mapping.ts";
 import { compileTemplate } from "./_template.ts";
 import type { RecordEntries } from "./_redact.ts";
+import type { Flow } from "./_flows.ts";
 
 /** What the next call is decided with. */
 export interface PolicyInForce {
@@ -31,6 +32,8 @@ export interface PolicyInForce {
   mapping: ToolMapping;
   /** The policy's `record`: the tools whose exec and custom patterns are recorded whole. */
   record?: RecordEntries;
+  /** The policy's flows; `undefined` when it has none. */
+  flows?: readonly Flow[];
 }
 
 /** The policy in force now, and a way to stop following its file. */
@@ -94,6 +97,24 @@ function mappingOf(
     roots: file.roots,
     annotations: file.annotations,
   });
+}
+
+/**
+ * A checked policy file as the gate decides with it, without following
+ * the file (`gate test`, `gate replay`).
+ */
+export function policyInForce(
+  file: GatePolicy,
+  defaults: { unprobed: Decision; tools: ReadonlyMap<string, Decision> },
+): PolicyInForce {
+  return {
+    policy: file.policy,
+    unprobed: file.unprobed ?? defaults.unprobed,
+    tools: file.tools ?? defaults.tools,
+    mapping: mappingOf(file, defaults.tools),
+    record: file.record,
+    flows: file.flows,
+  };
 }
 
 /** Options for {@linkcode watchPolicy}. */
@@ -175,6 +196,7 @@ export async function watchPolicy(
     tools: watcher.current.tools ?? options.tools,
     mapping: mapping(watcher.current),
     record: watcher.current.record,
+    flows: watcher.current.flows,
   });
   const identity = new FileIdentity(path, watcher);
   return {

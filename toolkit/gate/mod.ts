@@ -43,6 +43,7 @@
 
 export { type Gate, type GateOptions, startGate } from "./gate.ts";
 export {
+  type GateFlow,
   type GatePolicy,
   GatePolicyError,
   parseGatePolicy,

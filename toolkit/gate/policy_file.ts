@@ -19,6 +19,26 @@ import {
   parseRoots,
   parseToolEntries,
 } from "./_tool_mapping.ts";
+import { type Flow, parseFlows } from "./_flows.ts";
+
+/**
+ * One flow of a policy file (`flows:`), checked: its place and its lists as
+ * written. Once a call that an `after` rule meets has run in the session,
+ * the `deny` and `ask` rules apply to later calls; `unprobed` in a list
+ * names calls whose effects the gate cannot know.
+ *
+ * @example
+ * ```ts
+ * import { parseGatePolicy } from "@forge/toolkit/gate";
+ *
+ * const { flows } = parseGatePolicy({
+ *   flows: [{ after: ["read:secrets/**"], deny: ["net:**", "exec:**"] }],
+ * });
+ * flows?.[0].name; // "flows[0]"
+ * flows?.[0].deny; // ["net:**", "exec:**"]
+ * ```
+ */
+export type GateFlow = Flow;
 
 const LISTS = ["allow", "ask", "deny"] as const;
 const KEYS: readonly string[] = [
@@ -30,6 +50,7 @@ const KEYS: readonly string[] = [
   "annotations",
   "pins",
   "record",
+  "flows",
 ];
 const RECORD_CHOICES: readonly string[] = ["patterns", "digests"];
 
@@ -99,6 +120,12 @@ export interface GatePolicy {
    * always recorded whole. `undefined` when the file does not say.
    */
   readonly record?: ReadonlyMap<string, "patterns" | "digests">;
+  /**
+   * Rules across calls: once a call that an `after` rule meets has run in
+   * the session, the flow's `deny` and `ask` rules apply to later calls.
+   * `undefined` when the file gives none.
+   */
+  readonly flows?: readonly GateFlow[];
 }
 
 /**
@@ -180,7 +207,7 @@ export function parseGatePolicy(value: unknown): GatePolicy {
     if (!KEYS.includes(key)) {
       const near = KEYS.find((known) => closeTo(key, known));
       throw new GatePolicyError(
-        `unknown key: expected allow, ask, deny, unprobed, tools, roots, presets, annotations, pins or record${
+        `unknown key: expected allow, ask, deny, unprobed, tools, roots, presets, annotations, pins, record or flows${
           near === undefined ? "" : ` (did you mean "${near}"?)`
         }`,
         [key],
@@ -236,7 +263,9 @@ export function parseGatePolicy(value: unknown): GatePolicy {
           [name, list],
         ) => [name, Object.freeze(list.map((t) => t.text))]),
       );
+    const flows = given("flows") ? parseFlows(value.flows) : undefined;
     mapping = {
+      ...(flows === undefined || flows.length === 0 ? {} : { flows }),
       tools: entries?.decisions,
       templates,
       roots: roots && Object.freeze(roots),
