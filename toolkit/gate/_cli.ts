@@ -11,6 +11,8 @@ export const USAGE =
   `Usage: deno run -A toolkit/gate/main.ts --policy FILE [options] -- COMMAND [ARGS...]
        deno run -A toolkit/gate/main.ts --policy FILE [options] --url URL [--header 'Name: value']...
        deno run -A toolkit/gate/main.ts audit verify FILE [--anchor ANCHOR]
+       deno run -A toolkit/gate/main.ts test CASES --policy FILE
+       deno run -A toolkit/gate/main.ts replay AUDIT --policy FILE [--anchor ANCHOR]
        deno run -A toolkit/gate/main.ts pins review FILE
        deno run -A toolkit/gate/main.ts pins accept FILE TOOL@DIGEST...
        deno run -A toolkit/gate/main.ts pins accept FILE [TOOL[@DIGEST]...] (-- COMMAND [ARGS...] | --url URL [--header 'Name: value']...)
@@ -18,6 +20,11 @@ export const USAGE =
 Runs the MCP server COMMAND (or speaks to the one at URL) behind a policy:
 each tools/call is probed for its permission patterns and allowed, refused,
 or asked of the user.
+
+test decides each case of CASES under the policy, no server started (exit 0
+when every case holds, 1 on a miss, 2 for a bad file); replay lists the calls
+of a verified audit log whose decision the policy would change (exit 0 when
+none, 1 when some, 2 for a broken chain or a bad file).
 
 Options:
   --policy FILE      the policy file (.json, .jsonc, .yaml, .yml or .toml), reloaded on change

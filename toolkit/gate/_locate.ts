@@ -66,8 +66,8 @@ export function locateField(
 
 /**
  * A field of an object in a list (`flows[1].deny[0]`): each object starts
- * at its first key, after the object before it; the field is then found
- * inside the object, as at the top.
+ * at its first key, after the keys of the objects before it; the field is
+ * then found inside the object, as at the top.
  */
 function inListedObject(
   text: string,
@@ -78,14 +78,18 @@ function inListedObject(
 ): Place {
   const index = path[0] as number;
   let at = from;
+  // Past every key of the objects before it, in the order written (the
+  // parsers keep it), then to its own first key.
   for (let i = 0; i <= index; i++) {
     const object = objects[i];
-    const [first] = object !== null && typeof object === "object"
+    const keys = object !== null && typeof object === "object"
       ? Object.keys(object)
       : [];
-    const found = first === undefined ? -1 : findKey(text, first, at + 1);
-    if (found === -1) return placeOf(text, from);
-    at = found;
+    for (const key of i === index ? keys.slice(0, 1) : keys) {
+      const found = findKey(text, key, at + 1);
+      if (found === -1) return placeOf(text, from);
+      at = found;
+    }
   }
   const object = objects[index] as Record<string, unknown>;
   const key = path[1] as string;

@@ -5,6 +5,8 @@
 import { parseCommandLine, USAGE, UsageError } from "./_cli.ts";
 import { auditCommand } from "./_audit_command.ts";
 import { pinsCommand } from "./_pins_command.ts";
+import { casesCommand } from "./_cases_command.ts";
+import { replayCommand } from "./_replay_command.ts";
 import { startGate } from "./gate.ts";
 import { takeTypedIn, userPath } from "./_user_path.ts";
 
@@ -17,6 +19,12 @@ async function main(args: readonly string[]): Promise<number> {
   const given = (path: string) => userPath(path, typedIn);
   if (rest[0] === "audit") {
     return await auditCommand(rest.slice(1), { path: given });
+  }
+  if (rest[0] === "test") {
+    return await casesCommand(rest.slice(1), { path: given });
+  }
+  if (rest[0] === "replay") {
+    return await replayCommand(rest.slice(1), { path: given });
   }
   if (rest[0] === "pins") {
     const [action, file, ...more] = rest.slice(1);
