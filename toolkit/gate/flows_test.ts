@@ -14,6 +14,7 @@ import {
 
 const FLOWS = `
 allow: ["read:**", "net:**", "write:**", "exec:**", "x-fake:**"]
+deny: ["net:https://blocked.example"]
 unprobed: allow
 flows:
   - after: ["read:secrets/**"]
@@ -145,6 +146,20 @@ Deno.test("a flow refuses a net call once a secret was read, and names why", asy
     );
     assert.equal(answer.result.isError, undefined, textOf(answer));
   });
+  await t.step("a refused call sets nothing off", async () => {
+    await using gate = await startGateProcess(
+      ["--policy", ws.policyPath],
+      FAKE_COMMAND,
+    );
+    const refused = await callTool(
+      gate,
+      "probed",
+      probed(["net:https://blocked.example"]),
+    );
+    assert.match(textOf(refused), /denied by net:https:\/\/blocked\.example/);
+    const write = await callTool(gate, "probed", probed(["write:a"]));
+    assert.equal(write.result.isError, undefined, textOf(write));
+  });
 });
 
 Deno.test("a call sent once the triggering call is answered is decided with the flow", async () => {
@@ -204,4 +219,53 @@ flows:
   assert.equal(exec.result.isError, undefined, textOf(exec));
   const write = await callTool(gate, "probed", probed(["write:a"]));
   assert.equal(write.result.isError, undefined, textOf(write));
+});
+
+Deno.test("a call a flow asks about is asked each time, whatever was remembered", async () => {
+  await using ws = await workspace(`
+allow: ["x-fake:**", "read:**", "net:**"]
+ask: ["write:**"]
+flows:
+  - after: ["net:**"]
+    ask: ["write:**"]
+`);
+  await using gate = await startGateProcess(
+    ["--policy", ws.policyPath, "--audit", ws.audit],
+    FAKE_COMMAND,
+    { capabilities: { elicitation: {} } },
+  );
+  const questions = () =>
+    gate.messages.filter((m) => m.method === "elicitation/create");
+  /** Sends a call and accepts its question for the session. */
+  async function approved(patterns: string[]): Promise<Message> {
+    const before = questions().length;
+    const answer = callTool(gate, "probed", { patterns });
+    const request: Message = await gate.next((m) =>
+      m.method === "elicitation/create" && questions().indexOf(m) === before
+    );
+    await gate.sendMessage({
+      jsonrpc: "2.0",
+      id: request.id,
+      result: { action: "accept", content: { remember: "session" } },
+    });
+    await answer;
+    return request;
+  }
+  await approved(["write:a"]);
+  // Remembered: asked no more.
+  const again = await callTool(gate, "probed", { patterns: ["write:a"] });
+  assert.equal(again.result.isError, undefined, textOf(again));
+  assert.equal(questions().length, 1);
+  await callTool(gate, "probed", { patterns: ["net:https://example.com"] });
+  // Now the flow asks, with why, and offers no session scope.
+  const request = await approved(["write:a"]);
+  assert.match(
+    request.params.message,
+    /write:a is asked by flows\[0\] \(write:\*\*\), since this session reached https:\/\/example\.com with probed/,
+  );
+  assert.equal(request.params.requestedSchema.properties?.remember, undefined);
+  assert.equal(questions().length, 2);
+  const lines = await auditLines(ws.audit);
+  assert.deepEqual(lines.at(-1)!.flow, "flows[0]");
+  assert.equal(lines.at(-1)!.outcome, "approved");
 });
