@@ -375,6 +375,7 @@ function flowVerdict(
     patterns: verdict.patterns,
     rule: said.rule,
     flow: { name: flow.name, trigger },
+    ...(verdict.unknown ? { unknown: true as const } : {}),
     denied:
       `The gate's policy refuses this call of ${tool}: ${what} denied by ${by}, since ${why}. Nothing was run.`,
     get question() {
