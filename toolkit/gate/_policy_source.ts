@@ -31,6 +31,8 @@ export interface PolicyInForce {
   mapping: ToolMapping;
   /** The policy's `record`: the tools whose exec and custom patterns are recorded whole. */
   record?: RecordEntries;
+  /** The policy file as checked; absent for a fixed `Policy`. */
+  file?: GatePolicy;
 }
 
 /** The policy in force now, and a way to stop following its file. */
@@ -45,6 +47,8 @@ export interface PolicySource {
   fresh(): Promise<PolicyInForce>;
   /** Stops watching. */
   close(): Promise<void>;
+  /** Tells `listener` of each good new version of the file; absent for a fixed policy. */
+  onReload?(listener: (file: GatePolicy) => void): void;
 }
 
 /** Quiet time after a change to the file before it is read. */
@@ -143,6 +147,7 @@ export async function watchPolicy(
     throw error;
   }
   const { log } = options;
+  const reloaded = new Set<(file: GatePolicy) => void>();
   watcher.subscribe((event) => {
     if (event.type === "change") {
       const { rules, unprobed, tools, templates, presets } = event.value;
@@ -154,6 +159,7 @@ export async function watchPolicy(
           presets?.length ? `, presets: ${presets.join(", ")}` : ""
         }`,
       );
+      for (const listener of reloaded) listener(event.value);
     } else if (event.error.kind === "watch") {
       log(`${path}: ${strip(event.error.message)}`);
     } else {
@@ -175,6 +181,7 @@ export async function watchPolicy(
     tools: watcher.current.tools ?? options.tools,
     mapping: mapping(watcher.current),
     record: watcher.current.record,
+    file: watcher.current,
   });
   const identity = new FileIdentity(path, watcher);
   return {
@@ -184,6 +191,7 @@ export async function watchPolicy(
       return current();
     },
     close: () => watcher.close(),
+    onReload: (listener) => reloaded.add(listener),
   };
 }
 

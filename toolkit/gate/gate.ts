@@ -23,6 +23,13 @@ import { connectHttpServer } from "./_http_server.ts";
 import { Pins, pinsInPolicy } from "./_pins.ts";
 import { APPROVAL_TTL_MS } from "./_approval_round.ts";
 import type { GateTelemetry } from "./_telemetry.ts";
+import type { GatePolicy } from "./policy_file.ts";
+import { deriveFence, describeFence, fenceDigest } from "./_fence.ts";
+import {
+  sandboxCommand,
+  type SandboxedCommand,
+  SandboxError,
+} from "./_sandbox.ts";
 
 const DECISIONS: readonly Decision[] = ["allow", "ask", "deny"];
 
@@ -168,6 +175,16 @@ export interface GateOptions {
    * @default {true when the environment has OTEL_DENO=true and the gate may read it}
    */
   telemetry?: boolean;
+  /**
+   * Runs the server in a fence derived from the policy file's rules and
+   * roots (bubblewrap, Linux only; see docs/gate.md), as the file's
+   * `sandbox: true` does: `true`, or the names of the variables the server
+   * is given besides the runtime's (`{ env: ["API_KEY"] }`). Refused with
+   * `url`, with a `Policy` object, and where bubblewrap is missing.
+   *
+   * @default {the policy file's `sandbox`, else off}
+   */
+  sandbox?: boolean | { env?: readonly string[] };
 }
 
 /**
@@ -282,6 +299,11 @@ export async function startGate(
       }`,
     );
   }
+  if (options.sandbox && remote) {
+    throw new TypeError(
+      "Cannot start the gate: a url server cannot be sandboxed: the fence is for a server the gate spawns (run it fenced where it runs)",
+    );
+  }
   // Before anything is opened or started: nothing to undo if it fails.
   const telemetry = await loadTelemetry(options.telemetry);
   let tools: ReadonlyMap<string, Decision> = new Map();
@@ -369,12 +391,28 @@ export async function startGate(
   }
   let child: ServerProcess;
   try {
+    const fenced = await fenceOf(command, options, source, { remote, log });
+    if (fenced !== undefined) {
+      await audit?.write({
+        time: new Date().toISOString(),
+        event: "sandbox",
+        digest: fenced.digest,
+        network: fenced.fence.network.shared,
+        writable: fenced.fence.mounts.filter((m) => m.kind === "rw").map((m) =>
+          m.path
+        ),
+      });
+    }
     child = remote
       ? connectHttpServer(options.url!, { headers: options.headers, log })
+      : fenced !== undefined
+      ? await spawnServer(fenced.command, fenced.env, { replaceEnv: true })
       : await spawnServer(command, options.env);
   } catch (error) {
     await source.close();
+    await pins?.close();
     await audit?.close();
+    if (error instanceof SandboxError) throw error;
     const why = error instanceof Deno.errors.NotFound
       ? `command not found: ${command[0]}`
       : messageOf(error);
@@ -393,6 +431,57 @@ export async function startGate(
   });
   gate.start();
   return gate;
+}
+
+/**
+ * The fenced command when the sandbox is on (the option, else the policy
+ * file's `sandbox`), logged; `undefined` when it is off. A reload whose
+ * fence differs is logged: the running server keeps its fence.
+ */
+async function fenceOf(
+  command: readonly string[],
+  options: GateOptions,
+  source: PolicySource,
+  context: { remote: boolean; log: (line: string) => void },
+): Promise<SandboxedCommand | undefined> {
+  const file = source.current().file;
+  const wanted = options.sandbox ?? file?.sandbox;
+  if (!wanted) return undefined;
+  if (context.remote) {
+    throw new SandboxError(
+      "Cannot start the gate: the policy file says sandbox, but a url server cannot be sandboxed: the fence is for a server the gate spawns (run it fenced where it runs)",
+    );
+  }
+  if (file === undefined) {
+    throw new SandboxError(
+      "Cannot start the gate: sandbox needs a policy file: the fence is derived from its rules and roots",
+    );
+  }
+  const names = [
+    ...(typeof wanted === "object" ? wanted.env ?? [] : []),
+    ...(file.sandbox?.env ?? []),
+    ...Object.keys(options.env ?? {}),
+  ];
+  const input = (from: GatePolicy) => ({
+    rules: from.rules,
+    roots: from.roots ?? [],
+    command,
+    env: names,
+  });
+  const fenced = await sandboxCommand(input(file), { added: options.env });
+  for (const line of describeFence(fenced.fence)) {
+    context.log(`sandbox: ${line}`);
+  }
+  source.onReload?.((next) => {
+    deriveFence(input(next)).then((fence) => {
+      const digest = fenceDigest(fence);
+      if (digest === fenced.digest) return;
+      context.log(
+        `sandbox: the reloaded policy's fence differs (${digest}): the server keeps the fence it started with (${fenced.digest}) until the gate restarts; the new rules decide the calls now`,
+      );
+    }).catch((error) => context.log(`sandbox: ${messageOf(error)}`));
+  });
+  return fenced;
 }
 
 /** The gate's telemetry when `on` (by default, under OTEL_DENO=true); only then is the API loaded. */

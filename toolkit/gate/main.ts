@@ -5,6 +5,7 @@
 import { parseCommandLine, USAGE, UsageError } from "./_cli.ts";
 import { auditCommand } from "./_audit_command.ts";
 import { pinsCommand } from "./_pins_command.ts";
+import { sandboxCommand } from "./_sandbox_command.ts";
 import { startGate } from "./gate.ts";
 import { takeTypedIn, userPath } from "./_user_path.ts";
 
@@ -23,6 +24,9 @@ async function main(args: readonly string[]): Promise<number> {
     return await pinsCommand(
       file === undefined ? rest.slice(1) : [action, given(file), ...more],
     );
+  }
+  if (rest[0] === "sandbox") {
+    return await sandboxCommand(rest.slice(1), { path: given });
   }
   let line;
   try {
@@ -51,6 +55,7 @@ async function main(args: readonly string[]): Promise<number> {
       newTools: line.newTools,
       url: line.url,
       headers: line.headers,
+      ...(line.sandbox ? { sandbox: true } : {}),
     });
   } catch (error) {
     console.error(
