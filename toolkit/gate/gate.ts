@@ -9,7 +9,7 @@ import type { Decision } from "../policy/mod.ts";
 import { Policy } from "../policy/mod.ts";
 import { loadFdPipes } from "../stdio/_fd_pipe.ts";
 import { isRecord } from "../_util/json_type.ts";
-import { AuditLog } from "./_audit.ts";
+import { AuditLog, type AuditSandboxEvent } from "./_audit.ts";
 import { messageOf, stderrLog } from "./_log.ts";
 import { GatePolicyError, parseToolDecisions } from "./policy_file.ts";
 import { type ServerProcess, spawnServer } from "./_server_process.ts";
@@ -24,7 +24,7 @@ import { Pins, pinsInPolicy } from "./_pins.ts";
 import { APPROVAL_TTL_MS } from "./_approval_round.ts";
 import type { GateTelemetry } from "./_telemetry.ts";
 import type { GatePolicy } from "./policy_file.ts";
-import { deriveFence, describeFence, fenceDigest } from "./_fence.ts";
+import { describeFence, type FenceInput } from "./_fence.ts";
 import {
   sandboxCommand,
   type SandboxedCommand,
@@ -390,19 +390,10 @@ export async function startGate(
     await loadFdPipes();
   }
   let child: ServerProcess;
+  let fenced: Fenced | undefined;
   try {
-    const fenced = await fenceOf(command, options, source, { remote, log });
-    if (fenced !== undefined) {
-      await audit?.write({
-        time: new Date().toISOString(),
-        event: "sandbox",
-        digest: fenced.digest,
-        network: fenced.fence.network.shared,
-        writable: fenced.fence.mounts.filter((m) => m.kind === "rw").map((m) =>
-          m.path
-        ),
-      });
-    }
+    fenced = await fenceOf(command, options, source, { remote, log });
+    if (fenced !== undefined) await audit?.write(sandboxEvent(fenced));
     child = remote
       ? connectHttpServer(options.url!, { headers: options.headers, log })
       : fenced !== undefined
@@ -430,20 +421,88 @@ export async function startGate(
     telemetry,
   });
   gate.start();
+  if (fenced !== undefined) {
+    followFence(gate, fenced, { source, audit, log, added: options.env });
+  }
   return gate;
+}
+
+/** A fenced command, and how the fence is derived from a version of the policy file. */
+interface Fenced extends SandboxedCommand {
+  input: (file: GatePolicy) => FenceInput;
+}
+
+/** The audit's line for a server started in `fenced`'s fence. */
+function sandboxEvent(fenced: SandboxedCommand): AuditSandboxEvent {
+  return {
+    time: new Date().toISOString(),
+    event: "sandbox",
+    digest: fenced.digest,
+    network: fenced.fence.network.shared,
+    writable: fenced.fence.mounts.filter((m) => m.kind === "rw").map((m) =>
+      m.path
+    ),
+  };
+}
+
+/**
+ * A reload whose fence differs restarts the server in the new fence, once
+ * the calls under way have finished, with lines on stderr and a new
+ * `sandbox` line in the audit.
+ */
+function followFence(
+  gate: RunningGate,
+  first: Fenced,
+  context: {
+    source: PolicySource;
+    audit: AuditLog | undefined;
+    log: (line: string) => void;
+    added: Record<string, string> | undefined;
+  },
+): void {
+  const { log } = context;
+  let latest = first.digest;
+  context.source.onReload?.((file) => {
+    sandboxCommand(first.input(file), { added: context.added }).then(
+      (next) => {
+        if (next.digest === latest) return;
+        const from = latest;
+        latest = next.digest;
+        log(
+          `sandbox: the reloaded policy's fence differs (${from} -> ${next.digest}): restarting the server once the calls under way finish`,
+        );
+        for (const line of describeFence(next.fence)) log(`sandbox: ${line}`);
+        return gate.restartServer(async () => {
+          const child = await spawnServer(next.command, next.env, {
+            replaceEnv: true,
+          });
+          await context.audit?.write(sandboxEvent(next));
+          log(
+            `sandbox: the server restarted in its new fence (${next.digest})`,
+          );
+          return child;
+        });
+      },
+    ).catch((error) =>
+      log(
+        `sandbox: cannot derive the reloaded policy's fence: ${
+          messageOf(error)
+        }; the server keeps its fence`,
+      )
+    );
+  });
 }
 
 /**
  * The fenced command when the sandbox is on (the option, else the policy
- * file's `sandbox`), logged; `undefined` when it is off. A reload whose
- * fence differs is logged: the running server keeps its fence.
+ * file's `sandbox`), logged; `undefined` when it is off.
  */
 async function fenceOf(
   command: readonly string[],
   options: GateOptions,
   source: PolicySource,
   context: { remote: boolean; log: (line: string) => void },
-): Promise<SandboxedCommand | undefined> {
+): Promise<Fenced | undefined> {
   const file = source.current().file;
   const wanted = options.sandbox ?? file?.sandbox;
   if (!wanted) return undefined;
@@ -457,31 +516,21 @@ async function fenceOf(
       "Cannot start the gate: sandbox needs a policy file: the fence is derived from its rules and roots",
     );
   }
-  const names = [
-    ...(typeof wanted === "object" ? wanted.env ?? [] : []),
-    ...(file.sandbox?.env ?? []),
-    ...Object.keys(options.env ?? {}),
-  ];
   const input = (from: GatePolicy) => ({
     rules: from.rules,
     roots: from.roots ?? [],
     command,
-    env: names,
+    env: [
+      ...(typeof wanted === "object" ? wanted.env ?? [] : []),
+      ...(from.sandbox?.env ?? []),
+      ...Object.keys(options.env ?? {}),
+    ],
   });
   const fenced = await sandboxCommand(input(file), { added: options.env });
   for (const line of describeFence(fenced.fence)) {
     context.log(`sandbox: ${line}`);
   }
-  source.onReload?.((next) => {
-    deriveFence(input(next)).then((fence) => {
-      const digest = fenceDigest(fence);
-      if (digest === fenced.digest) return;
-      context.log(
-        `sandbox: the reloaded policy's fence differs (${digest}): the server keeps the fence it started with (${fenced.digest}) until the gate restarts; the new rules decide the calls now`,
-      );
-    }).catch((error) => context.log(`sandbox: ${messageOf(error)}`));
-  });
-  return fenced;
+  return { ...fenced, input };
 }
 
 /** The gate's telemetry when `on` (by default, under OTEL_DENO=true); only then is the API loaded. */

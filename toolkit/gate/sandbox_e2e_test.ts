@@ -10,6 +10,7 @@ import {
   type Message,
   rpc,
   runGate,
+  serverOf,
   startGateProcess,
   textOf,
 } from "./testdata/gate_process.ts";
@@ -341,7 +342,7 @@ sandbox: { env: [MEMORY_FILE_PATH, HELLO_ROOT] }
 );
 
 fencedTest(
-  "the fence is printed at start, its digest heads the audit, and a reload that changes it is logged",
+  "the fence is printed at start, its digest heads the audit, and a reload that changes it restarts the server in the new fence",
   async () => {
     const dir = await tempDir();
     const root = `${dir}/work`;
@@ -356,6 +357,10 @@ fencedTest(
       ["--policy", policy, "--audit", audit, "--sandbox"],
       ["deno", "run", "-A", "--no-lock", "--quiet", FILESYSTEM, root],
     );
+    const auditLines = async () =>
+      (await Deno.readTextFile(audit)).trim().split("\n").map((l) =>
+        JSON.parse(l)
+      );
     try {
       const digest = await gate.waitForStderr(/sandbox: digest: sha256:/);
       assert.ok(
@@ -363,8 +368,7 @@ fencedTest(
         gate.stderr,
       );
       assert.ok(gate.stderrLines.some((l) => /network: none/.test(l)));
-      const [first] = (await Deno.readTextFile(audit)).trim().split("\n")
-        .map((l) => JSON.parse(l));
+      const [first] = await auditLines();
       assert.equal(first.event, "sandbox");
       assert.equal(
         `sandbox: digest: ${first.digest}`,
@@ -372,21 +376,41 @@ fencedTest(
       );
       assert.deepEqual(first.writable, [`${root}/notes`]);
       assert.equal(first.network, false);
+      // The root is read-only in this fence, though nothing decides it yet.
+      const before = await callTool(gate, "create_directory", { path: "new" });
+      assert.equal(before.result?.isError, true, textOf(before));
+
+      const server = await serverOf(gate.pid);
       await Deno.writeTextFile(
         policy,
         `roots: ["${root}"]\npresets: [filesystem]\nallow: ["read:**", "write:**"]\n`,
       );
-      await gate.waitForStderr(
-        /sandbox: the reloaded policy's fence differs .*the server keeps the fence it started with/,
+      // Calls sent meanwhile are answered, by the old server or the new one.
+      const racing = Array.from(
+        { length: 20 },
+        (_, i) =>
+          callTool(gate, "write_file", {
+            path: `notes/r${i}.txt`,
+            content: "r",
+          }),
       );
-      // The running server kept its fence: the root is still read-only.
-      const answer = await callTool(gate, "write_file", {
-        path: "b.txt",
-        content: "b",
-      });
-      assert.equal(answer.result?.isError, true, textOf(answer));
-      assert.match(textOf(answer), /read-only|EROFS/);
-      assert.equal(await exists(`${root}/b.txt`), false);
+      await gate.waitForStderr(
+        /sandbox: the reloaded policy's fence differs \(sha256:\w+ -> sha256:\w+\): restarting the server/,
+      );
+      await gate.waitForStderr(
+        /sandbox: the server restarted in its new fence/,
+      );
+      for (const answer of await Promise.all(racing)) {
+        assert.equal(answer.result?.isError, undefined, JSON.stringify(answer));
+      }
+      assert.notEqual(await serverOf(gate.pid), server);
+      const after = await callTool(gate, "create_directory", { path: "new" });
+      assert.equal(after.result?.isError, undefined, textOf(after));
+      assert.equal((await Deno.stat(`${root}/new`)).isDirectory, true);
+      const events = (await auditLines()).filter((l) => l.event === "sandbox");
+      assert.equal(events.length, 2);
+      assert.notEqual(events[1].digest, events[0].digest);
+      assert.deepEqual(events[1].writable, [root]);
     } finally {
       await gate[Symbol.asyncDispose]();
       await Deno.remove(dir, { recursive: true });
