@@ -5,7 +5,9 @@
 // bubblewrap command line.
 //
 // The whole filesystem is read-only (so a server's program, runtime and
-// caches are readable as outside), /tmp is an empty tmpfs, and on top:
+// caches are readable as outside), /tmp and /run are empty tmpfs (/run
+// holds the sockets of the system's daemons, docker's and D-Bus's, which a
+// read-only mount does not stop a connect to), and on top:
 // - each folder an allow or ask `write:`/`delete:` rule reaches under the
 //   roots is bound writable: a rule's literal folder (`write:notes/**` and
 //   `write:notes/*.md` make `notes/` writable; `write:notes/a.txt` its
@@ -58,6 +60,9 @@ export const RUNTIME_ENV: readonly string[] = [
   "SSL_CERT_FILE",
   "SSL_CERT_DIR",
 ];
+
+/** The folders the fence empties: the server gets tmpfs of its own there. */
+export const PRIVATE_DIRS: readonly string[] = ["/tmp", "/run"];
 
 /** What a fence is derived from. */
 export interface FenceInput {
@@ -124,18 +129,22 @@ export async function deriveFence(
   const [first] = input.roots;
   const mounts: FenceMount[] = [];
 
-  // What /tmp's tmpfs would hide but the server needs to see.
+  // What the private folders' tmpfs would hide but the server needs to see.
   const readable = new Set<string>();
   for (const root of roots) readable.add(root);
   for (const path of await programPaths(input.command, environment, cwd)) {
     readable.add(path);
   }
+  // The resolver's configuration, often a link into /run.
+  const resolver = await realPath("/etc/resolv.conf");
+  if (resolver !== undefined) readable.add(resolver);
   for (const path of [...readable].sort()) {
-    if (within(path, "/tmp") && path !== "/tmp") {
+    const under = PRIVATE_DIRS.find((dir) => within(path, dir) && path !== dir);
+    if (under !== undefined) {
       mounts.push({
         kind: "ro",
         path,
-        why: "under /tmp, needed by the server",
+        why: `under ${under}, needed by the server`,
       });
     }
   }
@@ -256,7 +265,7 @@ export function fenceDigest(fence: Fence): string {
 /** The fence as lines for a person: mounts, network, environment names, notes. */
 export function describeFence(fence: Fence): string[] {
   const lines = [
-    "filesystem: read-only; /dev, /proc and an empty /tmp of its own",
+    "filesystem: read-only; /dev, /proc and empty /tmp and /run of its own",
   ];
   const words = {
     ro: "read-only",

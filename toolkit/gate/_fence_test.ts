@@ -254,6 +254,8 @@ Deno.test("bwrapArgs() lays the mounts over a read-only root, in order, then the
       /^--unshare-all --die-with-parent --ro-bind \/ \/ --dev \/dev --proc \/proc --tmpfs \/tmp /,
     );
     assert.doesNotMatch(text, /--share-net/);
+    // The daemons' sockets (docker, D-Bus) are not the server's to reach.
+    assert.ok(text.includes("--tmpfs /tmp --tmpfs /run "), text);
     const at = (part: string) => text.indexOf(part);
     assert.ok(at(`--bind ${root}/notes ${root}/notes`) > at("--tmpfs /tmp"));
     assert.ok(

@@ -8,6 +8,7 @@ import {
   type Fence,
   fenceDigest,
   type FenceInput,
+  PRIVATE_DIRS,
 } from "./_fence.ts";
 
 /** The line that installs bubblewrap, named in every refusal. */
@@ -69,9 +70,8 @@ export function bwrapArgs(fence: Fence, command: readonly string[]): string[] {
     "/dev",
     "--proc",
     "/proc",
-    "--tmpfs",
-    "/tmp",
   ];
+  for (const dir of PRIVATE_DIRS) args.push("--tmpfs", dir);
   for (const mount of fence.mounts) {
     if (mount.kind === "ro") args.push("--ro-bind", mount.path, mount.path);
     else if (mount.kind === "rw") args.push("--bind", mount.path, mount.path);

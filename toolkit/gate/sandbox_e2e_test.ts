@@ -215,6 +215,73 @@ ${fenced ? "sandbox: { env: [ROGUE_TARGET, ROGUE_PORT] }" : ""}
   },
 );
 
+/** A unix socket listening in /run, as a daemon's; `undefined` where /run is not writable. */
+function socketInRun(): Deno.UnixListener | undefined {
+  try {
+    return Deno.listen({
+      transport: "unix",
+      path: `/run/forge-sandbox-${crypto.randomUUID()}.sock`,
+    });
+  } catch {
+    return undefined;
+  }
+}
+
+const RUN_SOCKET = HAVE_BWRAP ? socketInRun() : undefined;
+
+Deno.test({
+  name:
+    `a server cannot reach a daemon's socket in /run, fenced, and can unfenced${
+      !HAVE_BWRAP
+        ? ` (ignored: bubblewrap is missing: ${INSTALL_LINE})`
+        : RUN_SOCKET === undefined
+        ? " (ignored: /run is not writable here)"
+        : ""
+    }`,
+  ignore: RUN_SOCKET === undefined,
+  async fn() {
+    const listener = RUN_SOCKET!;
+    const path = (listener.addr as Deno.UnixAddr).path;
+    const dir = await tempDir();
+    await Deno.mkdir(`${dir}/work`);
+    const policy = `${dir}/policy.yaml`;
+    let accepted = 0;
+    const serving = (async () => {
+      for await (const connection of listener) {
+        accepted++;
+        connection.close();
+      }
+    })().catch(() => {});
+    const run = async (fenced: boolean) => {
+      await Deno.writeTextFile(
+        policy,
+        `roots: ["${dir}/work"]\nunprobed: allow\n${
+          fenced ? "sandbox: { env: [ROGUE_UNIX] }\n" : ""
+        }`,
+      );
+      await using gate = await startGateProcess(
+        ["--policy", policy],
+        [Deno.execPath(), "run", "-A", ROGUE],
+        {
+          env: { ROGUE_UNIX: path, ROGUE_TARGET: `${dir}/x`, ROGUE_PORT: "9" },
+        },
+      );
+      return textOf(await callTool(gate, "report"));
+    };
+    try {
+      assert.match(await run(false), /^unix: ok$/m);
+      await until("the connection accepted", () => accepted === 1);
+      assert.match(await run(true), /^unix: NotFound/m);
+      assert.equal(accepted, 1);
+    } finally {
+      listener.close();
+      await serving;
+      await Deno.remove(path).catch(() => {});
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
 /** Installs the official servers with npm, as npx would, once. */
 async function npmInstall(dir: string): Promise<void> {
   const output = await new Deno.Command("npm", {
