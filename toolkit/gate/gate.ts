@@ -200,7 +200,10 @@ export interface GateOptions {
  * ```
  */
 export interface Gate extends AsyncDisposable {
-  /** The server's process id; 0 for a remote server (`url`). */
+  /**
+   * The server's process id (bwrap's, when sandboxed, and a new one after
+   * a reload restarts it in a new fence); 0 for a remote server (`url`).
+   */
   readonly pid: number;
   /**
    * Resolves once both sides are closed, with the exit status to use: the
