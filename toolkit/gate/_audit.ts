@@ -63,6 +63,19 @@ export interface AuditToolEvent {
   digest: string;
 }
 
+/** The audit's first line for a sandboxed server: its fence, by digest. */
+export interface AuditSandboxEvent {
+  /** When the server was started, ISO 8601. */
+  time: string;
+  event: "sandbox";
+  /** The fence's digest (_fence.ts `fenceDigest`): mounts, network, variable names. */
+  digest: string;
+  /** Whether the server shares the host's network. */
+  network: boolean;
+  /** The folders bound writable. */
+  writable: readonly string[];
+}
+
 /** What became of a decided call. */
 export type AuditOutcome =
   | "forwarded"
@@ -192,7 +205,9 @@ export class AuditLog implements AuditSink {
    * the file (handed to the system, so a gate killed afterwards cannot lose
    * it).
    */
-  write(record: AuditRecord | AuditToolEvent): Promise<string | void> {
+  write(
+    record: AuditRecord | AuditToolEvent | AuditSandboxEvent,
+  ): Promise<string | void> {
     if (this.#closed) return Promise.resolve();
     let written: string | undefined;
     try {

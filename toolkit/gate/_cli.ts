@@ -1,7 +1,7 @@
 // Internal: the gate's command line,
 //   gate --policy FILE [--audit FILE [--audit-anchor FILE]]
 //        [--unprobed allow|ask|deny]
-//        [--pins FILE] [--new-tools allow|ask|deny]
+//        [--pins FILE] [--new-tools allow|ask|deny] [--sandbox]
 //        (-- COMMAND [ARGS...] | --url URL [--header 'Name: value']...)
 
 import type { Decision } from "../policy/mod.ts";
@@ -10,6 +10,7 @@ import type { Decision } from "../policy/mod.ts";
 export const USAGE =
   `Usage: deno run -A toolkit/gate/main.ts --policy FILE [options] -- COMMAND [ARGS...]
        deno run -A toolkit/gate/main.ts --policy FILE [options] --url URL [--header 'Name: value']...
+       deno run -A toolkit/gate/main.ts sandbox --policy FILE -- COMMAND [ARGS...]
        deno run -A toolkit/gate/main.ts audit verify FILE [--anchor ANCHOR]
        deno run -A toolkit/gate/main.ts test CASES --policy FILE
        deno run -A toolkit/gate/main.ts replay AUDIT --policy FILE [--anchor ANCHOR]
@@ -39,6 +40,9 @@ Options:
   --new-tools VALUE  allow, ask or deny a tool new since the pins (default: ask)
   --url URL          a Streamable HTTP server instead of a command
   --header LINE      an HTTP header for --url ('Authorization: Bearer …'), repeatable
+  --sandbox          run COMMAND in a fence derived from the policy (bubblewrap,
+                     Linux), as the policy file's sandbox: true does; the
+                     sandbox subcommand prints that fence
   -h, --help         show this text
 
 Environment:
@@ -64,6 +68,8 @@ export type GateCommandLine =
     command: string[];
     url: string | undefined;
     headers: [string, string][];
+    /** `--sandbox`: fence the server (the policy file may say so too); absent without it. */
+    sandbox?: true;
   };
 
 /** A command line that cannot be run; the message says what was wrong. */
@@ -94,6 +100,7 @@ export function parseCommandLine(args: readonly string[]): GateCommandLine {
   // `deno task gate -- --policy p -- srv` passes its own "--" through.
   if (args[0] === "--" && isGateOption(args[1])) i = 1;
   let sawSeparator = false;
+  let sandbox = false;
   for (; i < args.length; i++) {
     const arg = args[i];
     if (arg === "--") {
@@ -102,13 +109,19 @@ export function parseCommandLine(args: readonly string[]): GateCommandLine {
       break;
     }
     if (arg === "-h" || arg === "--help") return { help: true };
+    if (arg === "--sandbox") {
+      sandbox = true;
+      continue;
+    }
     const eq = arg.indexOf("=");
     const name = eq === -1 ? arg : arg.slice(0, eq);
     const flag = VALUE_FLAGS.find((f) => f === name);
     if (flag === undefined) {
       throw new UsageError(
         arg.startsWith("-")
-          ? `Unknown option: ${arg}: expected --policy, --audit, --audit-anchor, --unprobed, --pins, --new-tools, --url, --header or --help`
+          ? `Unknown option: ${arg}: expected ${
+            VALUE_FLAGS.join(", ")
+          }, --sandbox or --help`
           : `Unexpected argument: ${arg}: put the server command after "--"`,
       );
     }
@@ -141,6 +154,11 @@ export function parseCommandLine(args: readonly string[]): GateCommandLine {
     );
   }
   checkServerChoice(command, url, headers);
+  if (sandbox && url !== undefined) {
+    throw new UsageError(
+      "--sandbox with --url: a remote server cannot be fenced by the gate: the fence is for a server it spawns",
+    );
+  }
   if (
     values["--audit-anchor"] !== undefined && values["--audit"] === undefined
   ) {
@@ -159,6 +177,7 @@ export function parseCommandLine(args: readonly string[]): GateCommandLine {
     command,
     url,
     headers,
+    ...(sandbox ? { sandbox: true as const } : {}),
   };
 }
 
@@ -228,6 +247,6 @@ export function headerOf(line: string): [string, string] {
 function isGateOption(arg: string | undefined): boolean {
   if (arg === undefined) return false;
   const name = arg.split("=", 1)[0];
-  return arg === "-h" || arg === "--help" ||
+  return arg === "-h" || arg === "--help" || arg === "--sandbox" ||
     VALUE_FLAGS.some((flag) => flag === name);
 }

@@ -34,6 +34,8 @@ export interface PolicyInForce {
   record?: RecordEntries;
   /** The policy's flows; `undefined` when it has none. */
   flows?: readonly Flow[];
+  /** The policy file as checked; absent for a fixed `Policy`. */
+  file?: GatePolicy;
 }
 
 /** The policy in force now, and a way to stop following its file. */
@@ -48,6 +50,8 @@ export interface PolicySource {
   fresh(): Promise<PolicyInForce>;
   /** Stops watching. */
   close(): Promise<void>;
+  /** Tells `listener` of each good new version of the file; absent for a fixed policy. */
+  onReload?(listener: (file: GatePolicy) => void): void;
 }
 
 /** Quiet time after a change to the file before it is read. */
@@ -164,6 +168,7 @@ export async function watchPolicy(
     throw error;
   }
   const { log } = options;
+  const reloaded = new Set<(file: GatePolicy) => void>();
   watcher.subscribe((event) => {
     if (event.type === "change") {
       const { rules, unprobed, tools, templates, presets } = event.value;
@@ -175,6 +180,7 @@ export async function watchPolicy(
           presets?.length ? `, presets: ${presets.join(", ")}` : ""
         }`,
       );
+      for (const listener of reloaded) listener(event.value);
     } else if (event.error.kind === "watch") {
       log(`${path}: ${strip(event.error.message)}`);
     } else {
@@ -197,6 +203,7 @@ export async function watchPolicy(
     mapping: mapping(watcher.current),
     record: watcher.current.record,
     flows: watcher.current.flows,
+    file: watcher.current,
   });
   const identity = new FileIdentity(path, watcher);
   return {
@@ -206,6 +213,7 @@ export async function watchPolicy(
       return current();
     },
     close: () => watcher.close(),
+    onReload: (listener) => reloaded.add(listener),
   };
 }
 

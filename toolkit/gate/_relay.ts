@@ -92,8 +92,6 @@ export interface OwnRequest {
 
 /** The two connections of a gate and the messages between them. */
 export class Relay {
-  /** Resolves when the server's stdout has ended. */
-  readonly serverEnded: Promise<void>;
   /** What each host request is traced with, when telemetry is on. */
   readonly telemetry: GateTelemetry | undefined;
 
@@ -102,6 +100,13 @@ export class Relay {
   #log: (line: string) => void;
   #phase: Phase = "running";
   #endServer!: () => void;
+  #serverEnded: Promise<void>;
+  #handlers: RelayHandlers | undefined;
+  // Set while the server is replaced: the host's requests and
+  // notifications wait here, in order, and go to the new server.
+  #held: JsonRpcMessage[] | undefined;
+  // Told when nothing sent to the server waits for its answer.
+  #idleWaiters: (() => void)[] = [];
   #lastServerSend: Promise<unknown> = Promise.resolve();
   // Set while an answer to the host waits on a review: later messages queue.
   #hostWait: Promise<void> | undefined;
@@ -124,19 +129,19 @@ export class Relay {
   ) {
     this.#log = log;
     this.telemetry = options.telemetry;
-    this.serverEnded = new Promise((resolve) => this.#endServer = resolve);
-    this.#server = new StdioTransport({
-      readable: streams.serverReadable,
-      // Closing it leaves the server's stdin open: the gate closes that
-      // itself (closeStdin), while the transport reads on until EOF.
-      writable: streams.serverWritable,
-    });
+    this.#serverEnded = new Promise((resolve) => this.#endServer = resolve);
+    this.#server = serverTransport(streams);
     // Without streams, the host is this process's stdin and stdout, which
     // StdioTransport reads and writes on the event loop when they are pipes.
     this.#host = new StdioTransport({
       readable: streams.hostReadable,
       writable: streams.hostWritable,
     });
+  }
+
+  /** Resolves when the (current) server's stdout has ended. */
+  get serverEnded(): Promise<void> {
+    return this.#serverEnded;
   }
 
   /** Where the relay is; see {@linkcode Phase}. */
@@ -159,14 +164,15 @@ export class Relay {
   /** Starts reading both sides. */
   start(handlers: RelayHandlers): void {
     this.#forwarding = handlers.forwarding;
-    this.#server.onmessage = (message) => this.#fromServer(message, handlers);
-    this.#server.onerror = (error) => {
-      if (this.#phase === "running") {
-        this.#log(`server connection: ${error.message}`);
-      }
+    this.#handlers = handlers;
+    this.#listenToServer(handlers);
+    this.#host.onmessage = (message) => {
+      // The host's answers (to the gate's approval questions) pass: the
+      // calls the server's replacement waits for may need them.
+      if (this.#held !== undefined && "method" in message) {
+        this.#held.push(message);
+      } else this.#fromHost(message, handlers);
     };
-    this.#server.onend = () => this.#endServer();
-    this.#host.onmessage = (message) => this.#fromHost(message, handlers);
     this.#host.onerror = (error) => {
       if (this.#phase !== "done") {
         this.#log(`host connection: ${error.message}`);
@@ -175,6 +181,61 @@ export class Relay {
     this.#host.onend = () => handlers.hostEnded();
     this.#server.start();
     this.#host.start();
+  }
+
+  #listenToServer(handlers: RelayHandlers): void {
+    this.#server.onmessage = (message) => this.#fromServer(message, handlers);
+    this.#server.onerror = (error) => {
+      if (this.#phase === "running") {
+        this.#log(`server connection: ${error.message}`);
+      }
+    };
+    this.#server.onend = () => this.#endServer();
+  }
+
+  // ---- replacing the server --------------------------------------------
+
+  /** From now on the host's requests and notifications wait for {@linkcode release}. */
+  hold(): void {
+    this.#held ??= [];
+  }
+
+  /** Resolves once no request sent to the server (the host's or the gate's) waits for an answer. */
+  idle(): Promise<void> {
+    if (this.#forwarded.size === 0 && this.#ownToServer.size === 0) {
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  #checkIdle(): void {
+    if (this.#forwarded.size > 0 || this.#ownToServer.size > 0) return;
+    for (const resolve of this.#idleWaiters.splice(0)) resolve();
+  }
+
+  /**
+   * Speaks to a new server from now on (the old one's stdout is no longer
+   * read); call it while held and idle.
+   */
+  async replaceServer(
+    streams: Pick<RelayStreams, "serverReadable" | "serverWritable">,
+  ): Promise<void> {
+    const old = this.#server;
+    old.onmessage = undefined;
+    old.onerror = undefined;
+    old.onend = undefined;
+    await old.close().catch(() => {});
+    this.#serverEnded = new Promise((resolve) => this.#endServer = resolve);
+    this.#server = serverTransport(streams);
+    this.#listenToServer(this.#handlers!);
+    this.#server.start();
+  }
+
+  /** Passes on what the host sent while held, in order. */
+  release(): void {
+    const held = this.#held ?? [];
+    this.#held = undefined;
+    for (const message of held) this.#fromHost(message, this.#handlers!);
   }
 
   // ---- host → server -------------------------------------------------
@@ -245,6 +306,7 @@ export class Relay {
         // A cancelled request gets no answer; forget it now.
         this.#forwarded.delete(sentAs);
         this.#serverIds.settle(sentAs);
+        this.#checkIdle();
       }
       if (sentAs !== requestId) {
         this.toServer({
@@ -324,6 +386,7 @@ export class Relay {
       const pending = this.#ownToServer.get(id);
       this.#ownToServer.delete(id);
       pending?.resolve(message);
+      this.#checkIdle();
       return;
     }
     // Matched by exact id, type and value (a Map's keys): "39" is not 39.
@@ -341,6 +404,7 @@ export class Relay {
     }
     this.#forwarded.delete(id);
     this.#serverIds.settle(id);
+    this.#checkIdle();
     this.telemetry?.forwardAnswered(forwarded.hostId, message);
     if (forwarded.method === "tools/list" && "result" in message) {
       const shown = handlers.toolsListed(message.result);
@@ -458,6 +522,7 @@ export class Relay {
       this.answerHost(hostId, { error });
     }
     this.#forwarded.clear();
+    this.#checkIdle();
   }
 
   /** Fails every request of the gate's own still waiting on the server. */
@@ -466,6 +531,7 @@ export class Relay {
       pending.reject(new Error(reason));
     }
     this.#ownToServer.clear();
+    this.#checkIdle();
   }
 
   /** Closes both connections (not the server's stdin). */
@@ -473,6 +539,18 @@ export class Relay {
     await this.#server.close().catch(() => {});
     await this.#host.close().catch(() => {});
   }
+}
+
+/** The server's side of the relay. */
+function serverTransport(
+  streams: Pick<RelayStreams, "serverReadable" | "serverWritable">,
+): StdioTransport {
+  return new StdioTransport({
+    readable: streams.serverReadable,
+    // Closing it leaves the server's stdin open: the gate closes that
+    // itself (closeStdin), while the transport reads on until EOF.
+    writable: streams.serverWritable,
+  });
 }
 
 /** An id for a log line: JSON, so that "39" and 39 differ, and cut short. */

@@ -50,7 +50,6 @@ export interface RunningGateOptions {
  * this module need not import gate.ts).
  */
 export class RunningGate {
-  readonly pid: number;
   readonly finished: Promise<number>;
 
   #child: ServerProcess;
@@ -69,10 +68,14 @@ export class RunningGate {
   // Aborted when close() comes during a shutdown that the host's EOF began:
   // the host is signalling now, and the waits are over.
   #hurry = new AbortController();
+  // The host's initialize, given again to a server that replaces the first.
+  #hostInit: Record<string, unknown> | undefined;
+  // Servers replaced on purpose: their exit is not the gate's end.
+  #retired = new WeakSet<ServerProcess>();
+  #restarting: Promise<void> = Promise.resolve();
 
   constructor(child: ServerProcess, options: RunningGateOptions) {
     this.#child = child;
-    this.pid = child.pid;
     this.#source = options.source;
     this.#audit = options.audit;
     this.#log = options.log;
@@ -105,6 +108,11 @@ export class RunningGate {
     this.#roots = new ServerRoots(() => options.source.current().mapping.roots);
   }
 
+  /** The (current) server's process id. */
+  get pid(): number {
+    return this.#child.pid;
+  }
+
   /** Starts relaying both ways. */
   start(): void {
     this.#relay.start({
@@ -116,7 +124,10 @@ export class RunningGate {
       },
       cancel: (requestId, reason) =>
         this.#pending.cancelByHost(requestId, reason),
-      initialize: (params) => this.#gatekeeper.hostInitialized(params),
+      initialize: (params) => {
+        this.#hostInit = params;
+        this.#gatekeeper.hostInitialized(params);
+      },
       forwarding: (method, params) => this.#roots.params(method, params),
       serverRequest: (method) => this.#roots.answer(method),
       rootsChanged: () => this.#roots.hostChanged(),
@@ -126,7 +137,79 @@ export class RunningGate {
         this.#shutdown("host").catch((error) => this.#log(messageOf(error)));
       },
     });
-    this.#child.status.then((status) => this.#serverExited(status));
+    this.#watchExit(this.#child);
+  }
+
+  #watchExit(child: ServerProcess): void {
+    child.status.then((status) => {
+      if (!this.#retired.has(child)) this.#serverExited(status);
+    });
+  }
+
+  /**
+   * Replaces the server with the one `spawn` starts, once the calls under
+   * way have finished: the host's new requests wait meanwhile and go to
+   * the new server, which is given the host's `initialize` again. The old
+   * server stops as at the gate's end. Nothing happens once the gate is
+   * closing; a server that cannot be started ends the gate, as a server
+   * that died.
+   */
+  restartServer(spawn: () => Promise<ServerProcess>): Promise<void> {
+    this.#restarting = this.#restarting.then(() => this.#restart(spawn))
+      .catch((error) =>
+        this.#log(`cannot restart the server: ${messageOf(error)}`)
+      );
+    return this.#restarting;
+  }
+
+  async #restart(spawn: () => Promise<ServerProcess>): Promise<void> {
+    if (this.#closing !== undefined) return;
+    this.#relay.hold();
+    try {
+      // Calls being decided may still forward theirs: then wait for those.
+      await this.#pending.settled();
+      await this.#relay.idle();
+      if (this.#closing !== undefined) return;
+      const old = this.#child;
+      this.#retired.add(old);
+      await this.#relay.flushed();
+      await old.closeStdin();
+      await stopServer(old, { graceMs: this.#graceMs, log: this.#log });
+      old.dispose();
+      let next: ServerProcess;
+      try {
+        next = await spawn();
+      } catch (error) {
+        this.#log(`cannot start the server again: ${messageOf(error)}`);
+        this.#retired.delete(old);
+        await this.#serverExited(await old.status);
+        return;
+      }
+      this.#child = next;
+      await this.#relay.replaceServer({
+        serverReadable: next.stdout,
+        serverWritable: next.stdin,
+      });
+      this.#watchExit(next);
+      this.#tools.clear();
+      if (this.#hostInit !== undefined) {
+        const answer = await this.#relay.requestServer(
+          "initialize",
+          this.#hostInit,
+        ).answer;
+        if ("error" in answer) {
+          this.#log(
+            `the new server refused initialize: ${answer.error.message}`,
+          );
+        }
+        this.#relay.toServer({
+          jsonrpc: "2.0",
+          method: "notifications/initialized",
+        });
+      }
+    } finally {
+      this.#relay.release();
+    }
   }
 
   close(): Promise<number> {

@@ -58,7 +58,8 @@ const WATCHDOG = 'trap "" INT TERM HUP; read _; kill -9 -"$0" 2>/dev/null';
 
 /**
  * Spawns `command` with piped stdin and stdout and the gate's stderr, with
- * `env` added to the gate's environment.
+ * `env` added to the gate's environment (or, with `replaceEnv`, as the
+ * whole environment: a sandboxed server's).
  *
  * @throws {Deno.errors.NotFound} When the program does not exist.
  * @throws {Error} When it cannot be started for another reason.
@@ -66,12 +67,17 @@ const WATCHDOG = 'trap "" INT TERM HUP; read _; kill -9 -"$0" 2>/dev/null';
 export async function spawnServer(
   command: readonly string[],
   env: Record<string, string> | undefined,
+  options: { replaceEnv?: boolean } = {},
 ): Promise<ServerProcess> {
   const group = Deno.build.os !== "windows";
   const child = spawn(command[0], command.slice(1), {
     // spawn() replaces the environment; Deno.Command (and the gate's
     // documented `env`) adds to it.
-    env: env === undefined ? undefined : { ...Deno.env.toObject(), ...env },
+    env: env === undefined
+      ? undefined
+      : options.replaceEnv
+      ? env
+      : { ...Deno.env.toObject(), ...env },
     stdio: ["pipe", "pipe", "inherit"],
     // Its own process group (setsid), led by the server.
     detached: group,

@@ -9,7 +9,7 @@ import type { Decision } from "../policy/mod.ts";
 import { Policy } from "../policy/mod.ts";
 import { loadFdPipes } from "../stdio/_fd_pipe.ts";
 import { isRecord } from "../_util/json_type.ts";
-import { AuditLog } from "./_audit.ts";
+import { AuditLog, type AuditSandboxEvent } from "./_audit.ts";
 import { messageOf, stderrLog } from "./_log.ts";
 import { GatePolicyError, parseToolDecisions } from "./policy_file.ts";
 import { type ServerProcess, spawnServer } from "./_server_process.ts";
@@ -23,6 +23,13 @@ import { connectHttpServer } from "./_http_server.ts";
 import { Pins, pinsInPolicy } from "./_pins.ts";
 import { APPROVAL_TTL_MS } from "./_approval_round.ts";
 import type { GateTelemetry } from "./_telemetry.ts";
+import type { GatePolicy } from "./policy_file.ts";
+import { describeFence, type FenceInput } from "./_fence.ts";
+import {
+  sandboxCommand,
+  type SandboxedCommand,
+  SandboxError,
+} from "./_sandbox.ts";
 
 const DECISIONS: readonly Decision[] = ["allow", "ask", "deny"];
 
@@ -168,6 +175,16 @@ export interface GateOptions {
    * @default {true when the environment has OTEL_DENO=true and the gate may read it}
    */
   telemetry?: boolean;
+  /**
+   * Runs the server in a fence derived from the policy file's rules and
+   * roots (bubblewrap, Linux only; see docs/gate.md), as the file's
+   * `sandbox: true` does: `true`, or the names of the variables the server
+   * is given besides the runtime's (`{ env: ["API_KEY"] }`). Refused with
+   * `url`, with a `Policy` object, and where bubblewrap is missing.
+   *
+   * @default {the policy file's `sandbox`, else off}
+   */
+  sandbox?: boolean | { env?: readonly string[] };
 }
 
 /**
@@ -183,7 +200,10 @@ export interface GateOptions {
  * ```
  */
 export interface Gate extends AsyncDisposable {
-  /** The server's process id; 0 for a remote server (`url`). */
+  /**
+   * The server's process id (bwrap's, when sandboxed, and a new one after
+   * a reload restarts it in a new fence); 0 for a remote server (`url`).
+   */
   readonly pid: number;
   /**
    * Resolves once both sides are closed, with the exit status to use: the
@@ -282,6 +302,11 @@ export async function startGate(
       }`,
     );
   }
+  if (options.sandbox && remote) {
+    throw new TypeError(
+      "Cannot start the gate: a url server cannot be sandboxed: the fence is for a server the gate spawns (run it fenced where it runs)",
+    );
+  }
   // Before anything is opened or started: nothing to undo if it fails.
   const telemetry = await loadTelemetry(options.telemetry);
   let tools: ReadonlyMap<string, Decision> = new Map();
@@ -368,13 +393,20 @@ export async function startGate(
     await loadFdPipes();
   }
   let child: ServerProcess;
+  let fenced: Fenced | undefined;
   try {
+    fenced = await fenceOf(command, options, source, { remote, log });
+    if (fenced !== undefined) await audit?.write(sandboxEvent(fenced));
     child = remote
       ? connectHttpServer(options.url!, { headers: options.headers, log })
+      : fenced !== undefined
+      ? await spawnServer(fenced.command, fenced.env, { replaceEnv: true })
       : await spawnServer(command, options.env);
   } catch (error) {
     await source.close();
+    await pins?.close();
     await audit?.close();
+    if (error instanceof SandboxError) throw error;
     const why = error instanceof Deno.errors.NotFound
       ? `command not found: ${command[0]}`
       : messageOf(error);
@@ -392,7 +424,116 @@ export async function startGate(
     telemetry,
   });
   gate.start();
+  if (fenced !== undefined) {
+    followFence(gate, fenced, { source, audit, log, added: options.env });
+  }
   return gate;
+}
+
+/** A fenced command, and how the fence is derived from a version of the policy file. */
+interface Fenced extends SandboxedCommand {
+  input: (file: GatePolicy) => FenceInput;
+}
+
+/** The audit's line for a server started in `fenced`'s fence. */
+function sandboxEvent(fenced: SandboxedCommand): AuditSandboxEvent {
+  return {
+    time: new Date().toISOString(),
+    event: "sandbox",
+    digest: fenced.digest,
+    network: fenced.fence.network.shared,
+    writable: fenced.fence.mounts.filter((m) => m.kind === "rw").map((m) =>
+      m.path
+    ),
+  };
+}
+
+/**
+ * A reload whose fence differs restarts the server in the new fence, once
+ * the calls under way have finished, with lines on stderr and a new
+ * `sandbox` line in the audit.
+ */
+function followFence(
+  gate: RunningGate,
+  first: Fenced,
+  context: {
+    source: PolicySource;
+    audit: AuditLog | undefined;
+    log: (line: string) => void;
+    added: Record<string, string> | undefined;
+  },
+): void {
+  const { log } = context;
+  let latest = first.digest;
+  context.source.onReload?.((file) => {
+    sandboxCommand(first.input(file), { added: context.added }).then(
+      (next) => {
+        if (next.digest === latest) return;
+        const from = latest;
+        latest = next.digest;
+        log(
+          `sandbox: the reloaded policy's fence differs (${from} -> ${next.digest}): restarting the server once the calls under way finish`,
+        );
+        for (const line of describeFence(next.fence)) log(`sandbox: ${line}`);
+        return gate.restartServer(async () => {
+          const child = await spawnServer(next.command, next.env, {
+            replaceEnv: true,
+          });
+          await context.audit?.write(sandboxEvent(next));
+          log(
+            `sandbox: the server restarted in its new fence (${next.digest})`,
+          );
+          return child;
+        });
+      },
+    ).catch((error) =>
+      log(
+        `sandbox: cannot derive the reloaded policy's fence: ${
+          messageOf(error)
+        }; the server keeps its fence`,
+      )
+    );
+  });
+}
+
+/**
+ * The fenced command when the sandbox is on (the option, else the policy
+ * file's `sandbox`), logged; `undefined` when it is off.
+ */
+async function fenceOf(
+  command: readonly string[],
+  options: GateOptions,
+  source: PolicySource,
+  context: { remote: boolean; log: (line: string) => void },
+): Promise<Fenced | undefined> {
+  const file = source.current().file;
+  const wanted = options.sandbox ?? file?.sandbox;
+  if (!wanted) return undefined;
+  if (context.remote) {
+    throw new SandboxError(
+      "Cannot start the gate: the policy file says sandbox, but a url server cannot be sandboxed: the fence is for a server the gate spawns (run it fenced where it runs)",
+    );
+  }
+  if (file === undefined) {
+    throw new SandboxError(
+      "Cannot start the gate: sandbox needs a policy file: the fence is derived from its rules and roots",
+    );
+  }
+  const input = (from: GatePolicy) => ({
+    rules: from.rules,
+    roots: from.roots ?? [],
+    command,
+    env: [
+      ...(typeof wanted === "object" ? wanted.env ?? [] : []),
+      ...(from.sandbox?.env ?? []),
+      ...Object.keys(options.env ?? {}),
+    ],
+  });
+  const fenced = await sandboxCommand(input(file), { added: options.env });
+  for (const line of describeFence(fenced.fence)) {
+    context.log(`sandbox: ${line}`);
+  }
+  return { ...fenced, input };
 }
 
 /** The gate's telemetry when `on` (by default, under OTEL_DENO=true); only then is the API loaded. */

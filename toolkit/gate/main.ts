@@ -7,6 +7,7 @@ import { auditCommand } from "./_audit_command.ts";
 import { pinsCommand } from "./_pins_command.ts";
 import { casesCommand } from "./_cases_command.ts";
 import { replayCommand } from "./_replay_command.ts";
+import { sandboxCommand } from "./_sandbox_command.ts";
 import { startGate } from "./gate.ts";
 import { takeTypedIn, userPath } from "./_user_path.ts";
 
@@ -31,6 +32,9 @@ async function main(args: readonly string[]): Promise<number> {
     return await pinsCommand(
       file === undefined ? rest.slice(1) : [action, given(file), ...more],
     );
+  }
+  if (rest[0] === "sandbox") {
+    return await sandboxCommand(rest.slice(1), { path: given });
   }
   let line;
   try {
@@ -59,6 +63,7 @@ async function main(args: readonly string[]): Promise<number> {
       newTools: line.newTools,
       url: line.url,
       headers: line.headers,
+      ...(line.sandbox ? { sandbox: true } : {}),
     });
   } catch (error) {
     console.error(

@@ -51,6 +51,7 @@ const KEYS: readonly string[] = [
   "pins",
   "record",
   "flows",
+  "sandbox",
 ];
 const RECORD_CHOICES: readonly string[] = ["patterns", "digests"];
 
@@ -126,6 +127,12 @@ export interface GatePolicy {
    * `undefined` when the file gives none.
    */
   readonly flows?: readonly GateFlow[];
+  /**
+   * `sandbox: true` (or `{ env: [NAMES] }`): the server runs in a fence
+   * derived from the rules (docs/gate.md), given only the runtime's
+   * variables and those named in `env`. `undefined` when off.
+   */
+  readonly sandbox?: Readonly<{ env: readonly string[] }>;
 }
 
 /**
@@ -207,9 +214,9 @@ export function parseGatePolicy(value: unknown): GatePolicy {
     if (!KEYS.includes(key)) {
       const near = KEYS.find((known) => closeTo(key, known));
       throw new GatePolicyError(
-        `unknown key: expected allow, ask, deny, unprobed, tools, roots, presets, annotations, pins, record or flows${
-          near === undefined ? "" : ` (did you mean "${near}"?)`
-        }`,
+        `unknown key: expected ${KEYS.slice(0, -1).join(", ")} or ${
+          KEYS.at(-1)
+        }${near === undefined ? "" : ` (did you mean "${near}"?)`}`,
         [key],
       );
     }
@@ -285,6 +292,7 @@ export function parseGatePolicy(value: unknown): GatePolicy {
   }
   const record = value.record ?? undefined;
   const recordMap = record === undefined ? undefined : parseRecord(record);
+  const sandbox = parseSandbox(value.sandbox);
   let policy: Policy;
   try {
     policy = new Policy(rules);
@@ -305,7 +313,46 @@ export function parseGatePolicy(value: unknown): GatePolicy {
     ...mapping,
     ...(pins === undefined ? {} : { pins }),
     ...(recordMap === undefined ? {} : { record: recordMap }),
+    ...(sandbox === undefined ? {} : { sandbox }),
   });
+}
+
+/** Checks `sandbox`: a boolean, or `{ env: [variable names] }`. */
+function parseSandbox(
+  value: unknown,
+): Readonly<{ env: readonly string[] }> | undefined {
+  if (value === undefined || value === null || value === false) return;
+  if (value === true) return Object.freeze({ env: Object.freeze([]) });
+  const expected =
+    'expected true, false or { env: ["NAME", …] } (the variables the server is given)';
+  if (!isRecord(value)) {
+    throw new GatePolicyError(`${expected}, got ${typeName(value)}`, [
+      "sandbox",
+    ]);
+  }
+  for (const key of Object.keys(value)) {
+    if (key !== "env") {
+      throw new GatePolicyError(`unknown key: ${expected}`, ["sandbox", key]);
+    }
+  }
+  const env = value.env ?? [];
+  if (!Array.isArray(env)) {
+    throw new GatePolicyError(
+      `expected a list of variable names, got ${typeName(env)}`,
+      ["sandbox", "env"],
+    );
+  }
+  env.forEach((name: unknown, index) => {
+    if (typeof name !== "string" || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+      throw new GatePolicyError(
+        `expected a variable name (letters, digits, _), got ${
+          typeof name === "string" ? JSON.stringify(name) : typeName(name)
+        }`,
+        ["sandbox", "env", index],
+      );
+    }
+  });
+  return Object.freeze({ env: Object.freeze([...env]) });
 }
 
 /**
