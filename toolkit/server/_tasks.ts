@@ -26,6 +26,7 @@ import {
   settleInputs,
 } from "./_task_records.ts";
 import type { StoredTask, TaskStore } from "./tasks.ts";
+import { withResolvers } from "../_util/runtime.ts";
 
 /** Why a cancelled task's signal aborted: not a ProtocolError, so the call pipeline reports nothing. */
 export class TaskCancelled extends Error {
@@ -399,7 +400,7 @@ export class TaskManager {
     const key = typeof named === "string" && !run.waiting.has(named)
       ? named
       : `${kind}-${++run.asked}`;
-    const answer = Promise.withResolvers<Record<string, unknown>>();
+    const answer = withResolvers<Record<string, unknown>>();
     run.waiting.set(key, { request: asked, ...answer });
     this.#change(taskId, (task) => {
       if (FINAL_STATUSES.has(task.status) || !run.waiting.has(key)) {
