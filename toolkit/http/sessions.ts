@@ -34,6 +34,7 @@ import {
   shuttingDown,
 } from "./_response.ts";
 import { checkWholeNumber } from "../_util/whole_number.ts";
+import { sharesMemoryBetweenRequests } from "../_util/runtime.ts";
 
 /**
  * How long a session may sit unused before it is closed by default: 15 minutes.
@@ -137,6 +138,17 @@ export interface SessionsOptions {
    * @default {false}
    */
   stateless?: boolean;
+  /**
+   * Whether requests share this process's memory, as sessions need (a
+   * session lives where `initialize` made it). On Cloudflare Workers
+   * (workerd), which promise no memory shared between requests, it is
+   * `false`, and a handler with sessions is refused rather than losing
+   * them: serve `stateless` there, or set it inside a Durable Object, whose
+   * requests do share memory.
+   *
+   * @default {true, except on Cloudflare Workers}
+   */
+  sharedMemory?: boolean;
   /**
    * Close a session after this long without a request or an open stream,
    * in milliseconds.
@@ -274,6 +286,14 @@ export function sessions(
       `Cannot create HTTP handler: expected a SessionHost (an object with connect(), such as a ToolServer), got ${
         jsonType(host)
       }`,
+    );
+  }
+  if (
+    options.stateless !== true &&
+    !(options.sharedMemory ?? sharesMemoryBetweenRequests())
+  ) {
+    throw new TypeError(
+      "Cannot create HTTP handler: sessions (2025-11-25) keep state in memory between requests, which this runtime (Cloudflare Workers) does not share: pass stateless: true, and keep tasks in a shared taskStore; inside a Durable Object, pass sharedMemory: true",
     );
   }
   const endpoint = new Endpoint(host, configOf(options), clockOf(options));
