@@ -3,7 +3,7 @@
 // Node (the machine's and the current LTS), Bun and workerd, where `Deno`
 // does not exist and workerd refuses timers and random values at a
 // module's top level. Then, on each, the stateless handler answers
-// `server/discover` in-process, and on workerd a handler with sessions is
+// `server/discover` in-process and reports a tool that throws, and on workerd a handler with sessions is
 // refused with the error that points to stateless mode.
 
 import assert from "node:assert/strict";
@@ -54,20 +54,31 @@ export async function probe(load) {
   const { createHttpHandler } = await load(5);
   const server = createServer({ name: "portable", version: "1" });
   server.tool({ name: "ping", description: "Answers pong", handler: () => text("pong") });
-  let discover;
-  try {
-    const handler = createHttpHandler(server, { stateless: true });
+  server.tool({ name: "fail", description: "Throws", handler: () => { throw new Error("boom"); } });
+  const post = async (handler, body, name) => {
     const response = await handler(new Request("http://localhost/mcp", {
       method: "POST",
       headers: {
         "content-type": "application/json",
         accept: "application/json, text/event-stream",
         "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "server/discover",
+        "mcp-method": body.method,
+        ...(name === undefined ? {} : { "mcp-name": name }),
       },
-      body: JSON.stringify(${JSON.stringify(DISCOVER)}),
+      body: JSON.stringify(body),
     }));
-    discover = (await response.json()).result?.supportedVersions;
+    return await response.json();
+  };
+  let discover, thrown;
+  try {
+    const handler = createHttpHandler(server, { stateless: true });
+    discover = (await post(handler, ${
+  JSON.stringify(DISCOVER)
+})).result?.supportedVersions;
+    const call = ${JSON.stringify(DISCOVER)};
+    call.method = "tools/call";
+    call.params.name = "fail";
+    thrown = (await post(handler, call, "fail")).error?.message;
   } catch (error) {
     discover = String(error?.stack ?? error);
   }
@@ -78,7 +89,7 @@ export async function probe(load) {
   } catch (error) {
     sessions = error.message;
   }
-  return { denoGlobal: typeof globalThis.Deno, imported, discover, sessions };
+  return { denoGlobal: typeof globalThis.Deno, imported, discover, thrown, sessions };
 }
 `;
 
@@ -112,6 +123,7 @@ interface Report {
   denoGlobal: string;
   imported: Record<string, number | string>;
   discover: unknown;
+  thrown: unknown;
   sessions: string;
 }
 
@@ -125,6 +137,8 @@ function checkReport(report: Report, runtime: string): void {
     );
   }
   assert.deepEqual(report.discover, ["2026-07-28"]);
+  // A tool's own failure, not a ReferenceError for Deno's permission errors.
+  assert.match(String(report.thrown), /boom/);
 }
 
 /** Runs the probe in a Node-like runtime's process, answering its report. */
