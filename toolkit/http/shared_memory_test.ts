@@ -2,22 +2,7 @@ import assert from "node:assert/strict";
 import { createServer } from "../../mod.ts";
 import { createHttpHandler } from "./handler.ts";
 import { sessions } from "./sessions.ts";
-
-/** Runs `body` where `navigator.userAgent` says Cloudflare Workers. */
-async function asWorkerd(body: () => Promise<void> | void): Promise<void> {
-  const saved = Object.getOwnPropertyDescriptor(globalThis, "navigator");
-  Object.defineProperty(globalThis, "navigator", {
-    value: { userAgent: "Cloudflare-Workers" },
-    configurable: true,
-  });
-  try {
-    await body();
-  } finally {
-    if (saved === undefined) {
-      delete (globalThis as { navigator?: unknown }).navigator;
-    } else Object.defineProperty(globalThis, "navigator", saved);
-  }
-}
+import { asWorkerd } from "../_util/_workerd_test_helpers.ts";
 
 Deno.test("a handler with sessions is refused on Cloudflare Workers, pointing to stateless mode", async (t) => {
   const server = createServer({ name: "s", version: "1" });
