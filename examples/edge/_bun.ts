@@ -1,11 +1,10 @@
 // The Bun entry: Bun.serve speaks Request and Response itself. Bundled by
 // serve.ts; prints `listening on <url>` once bound.
 
-import worker, { type EdgeEnv } from "./server.ts";
+import worker from "./server.ts";
 
 declare const Bun: {
   argv: string[];
-  env: Record<string, string | undefined>;
   serve(options: {
     hostname: string;
     port: number;
@@ -14,12 +13,11 @@ declare const Bun: {
   }): { port: number };
 };
 
-const env = Bun.env as EdgeEnv;
 const server = Bun.serve({
   hostname: "127.0.0.1",
   port: Number(Bun.argv[2] ?? 0),
   // Seconds; SSE streams (progress, multi-round) outlive the 10 s default.
   idleTimeout: 255,
-  fetch: (request) => worker.fetch(request, env),
+  fetch: (request) => worker.fetch(request),
 });
 console.log(`listening on http://127.0.0.1:${server.port}/mcp`);

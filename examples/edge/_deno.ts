@@ -2,12 +2,11 @@
 // serve.ts like the others, so that Deno runs the same built file; prints
 // `listening on <url>` once bound.
 
-import worker, { type EdgeEnv } from "./server.ts";
+import worker from "./server.ts";
 
-const env = Deno.env.toObject() as EdgeEnv;
 Deno.serve({
   hostname: "127.0.0.1",
   port: Number(Deno.args[0] ?? 0),
   onListen: ({ port }) =>
     console.log(`listening on http://127.0.0.1:${port}/mcp`),
-}, (request) => worker.fetch(request, env));
+}, (request) => worker.fetch(request));

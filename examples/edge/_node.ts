@@ -8,11 +8,10 @@
 
 import { createServer, type IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
-import worker, { type EdgeEnv } from "./server.ts";
+import worker from "./server.ts";
 
 declare const process: {
   argv: string[];
-  env: Record<string, string | undefined>;
 };
 
 function toRequest(message: IncomingMessage, signal: AbortSignal): Request {
@@ -38,14 +37,13 @@ function toRequest(message: IncomingMessage, signal: AbortSignal): Request {
 }
 
 const port = Number(process.argv[2] ?? 0);
-const env = process.env as EdgeEnv;
 
 const server = createServer(async (message, reply) => {
   const abort = new AbortController();
   reply.on("close", () => abort.abort());
   let response: Response;
   try {
-    response = await worker.fetch(toRequest(message, abort.signal), env);
+    response = await worker.fetch(toRequest(message, abort.signal));
   } catch (error) {
     console.error(error);
     reply.writeHead(500).end();

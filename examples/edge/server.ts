@@ -10,8 +10,8 @@
  * requests carry their state in the request (signed with
  * `MCP_REQUEST_STATE_KEY` when set, so that any instance can resume them).
  *
- * `env` is the runtime's bindings on workerd (`wrangler secret put
- * MCP_TOKEN`), the process environment elsewhere:
+ * Its variables are workerd's bindings (`wrangler secret put MCP_TOKEN`),
+ * or the process environment (Deno, Deno Deploy, Node, Bun):
  *
  * - `MCP_TOKEN`: when set, requests need `Authorization: Bearer <token>`.
  * - `MCP_ALLOWED_HOSTS`: comma-separated host names the server answers to
@@ -63,9 +63,33 @@ function handlerFor(env: EdgeEnv): Handler {
   return handler;
 }
 
-/** What every runtime calls: `fetch(request, env)`. */
+const VARIABLES = [
+  "MCP_TOKEN",
+  "MCP_ALLOWED_HOSTS",
+  "MCP_REQUEST_STATE_KEY",
+] as const;
+
+/** A variable of the process environment, where the runtime has one. */
+function fromProcess(name: string): string | undefined {
+  const runtime = globalThis as {
+    Deno?: { env: { get(name: string): string | undefined } };
+    process?: { env?: Record<string, string | undefined> };
+  };
+  return runtime.Deno?.env.get(name) ?? runtime.process?.env?.[name];
+}
+
+/**
+ * What every runtime calls: `fetch(request, env)`. Each variable comes from
+ * `env` (workerd's bindings) when it holds it, else from the process
+ * environment: `deno serve` and Deno Deploy pass connection info there.
+ */
 export default {
-  fetch(request: Request, env: EdgeEnv = {}): Promise<Response> {
-    return handlerFor(env)(request);
+  fetch(request: Request, env?: EdgeEnv): Promise<Response> {
+    const read: Record<string, string | undefined> = {};
+    for (const name of VARIABLES) {
+      const bound = (env as Record<string, unknown> | undefined)?.[name];
+      read[name] = typeof bound === "string" ? bound : fromProcess(name);
+    }
+    return handlerFor(read as EdgeEnv)(request);
   },
 };
