@@ -72,3 +72,37 @@ export function defaultBinary(runtime: Runtime): string | undefined {
       return cachedBinary(runtime) ?? onPath(runtime);
   }
 }
+
+/**
+ * A runtime the tests and the benchmark start the server on: its name, and
+ * its binary, or why it is skipped (the install line).
+ */
+export interface Target {
+  readonly label: string;
+  readonly runtime: Runtime;
+  /** The binary to pass as `--bin`; undefined for the default. */
+  readonly bin?: string;
+  /** Why it is skipped (the install line), when it is. */
+  readonly missing?: string;
+}
+
+function target(
+  label: string,
+  runtime: Runtime,
+  bin: string | undefined,
+): Target {
+  return bin === undefined
+    ? { label, runtime, missing: ` (${label} not installed: ${INSTALL_LINE})` }
+    : { label, runtime, bin };
+}
+
+/** Deno, the machine's Node, Node's current LTS, Bun and workerd. */
+export function targets(): Target[] {
+  return [
+    { label: "Deno", runtime: "deno" },
+    target("Node (the machine's)", "node", onPath("node")),
+    target("Node (current LTS, npm)", "node", cachedBinary("node")),
+    target("Bun", "bun", cachedBinary("bun") ?? onPath("bun")),
+    target("workerd", "workerd", cachedBinary("workerd") ?? onPath("workerd")),
+  ];
+}

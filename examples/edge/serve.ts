@@ -14,7 +14,9 @@
  * ```
  *
  * `--bin PATH` runs another binary of the runtime (another Node, say);
- * `--out DIR` keeps the build there instead of in a temporary directory.
+ * `--out DIR` keeps the build there instead of in a temporary directory;
+ * with `--dry-run` it only builds, and prints the command that would start
+ * the runtime (JSON: `command`, `args`, `cwd`).
  * Bun, workerd and a current Node come from `install.ts`.
  *
  * @module
@@ -37,6 +39,8 @@ export interface ServeCommand {
   bin?: string;
   /** Where to build; a temporary directory when undefined. */
   out?: string;
+  /** Build into `out` and print the command that starts the runtime, as JSON. */
+  dryRun?: boolean;
 }
 
 /** The variables the edge server reads, handed to workerd as bindings. */
@@ -58,7 +62,12 @@ export function parseArgs(args: readonly string[]): ServeCommand {
   let port = 8787;
   let bin: string | undefined;
   let out: string | undefined;
+  let dryRun = false;
   for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--dry-run") {
+      dryRun = true;
+      continue;
+    }
     const [flag, inline] = args[i].split(/=(.*)/s, 2);
     const value = () => {
       const v = inline ?? args[++i];
@@ -94,7 +103,12 @@ export function parseArgs(args: readonly string[]): ServeCommand {
   if (runtime === undefined) {
     throw new TypeError("Invalid arguments: --runtime is required");
   }
-  return { runtime, port, bin, out };
+  if (dryRun && out === undefined) {
+    throw new TypeError("Invalid arguments: --dry-run needs --out DIR");
+  }
+  return dryRun
+    ? { runtime, port, bin, out, dryRun }
+    : { runtime, port, bin, out };
 }
 
 /**
@@ -205,8 +219,14 @@ async function main(command: ServeCommand): Promise<number> {
         workerdConfig(command.port, Deno.env.toObject()),
       );
     }
+    const args = startArgs(command.runtime, file, command.port);
+    if (command.dryRun) {
+      // The benchmark times the runtime's start alone, without this process.
+      console.log(JSON.stringify({ command: bin, args, cwd: dir }));
+      return 0;
+    }
     const child = new Deno.Command(bin, {
-      args: startArgs(command.runtime, file, command.port),
+      args,
       cwd: dir,
       stdin: "null",
       stdout: "piped",

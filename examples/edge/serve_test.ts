@@ -25,6 +25,7 @@ Deno.test("serve.ts reads --runtime and --port, and names what is wrong", async 
     [["--runtime", "deno", "--port", "70000"], /--port expects 0 to 65535/],
     [["--runtime", "deno", "--port"], /--port needs a value/],
     [["--runtime", "deno", "--tls"], /unknown option: --tls/],
+    [["--runtime", "deno", "--dry-run"], /--dry-run needs --out DIR/],
   ];
   for (const [args, message] of wrong) {
     await t.step(args.join(" ") || "nothing", () => {
