@@ -11,8 +11,9 @@ export interface Started {
 }
 
 /**
- * Spawns `command` with `args` and resolves with the first stdout line that
- * `match` maps to a value, rejecting when the process ends first.
+ * Spawns `command` with `args` and resolves with the first line (of stdout
+ * or stderr) that `match` maps to a value, rejecting when the process ends
+ * first.
  */
 export async function spawnUntil<T>(
   command: string,
@@ -43,11 +44,12 @@ export async function spawnUntil<T>(
     if (rest !== "") each?.(rest);
   };
   const { promise, resolve, reject } = Promise.withResolvers<T>();
-  const out = drain(child.stdout, (line) => {
+  const each = (line: string) => {
     const value = match(line);
     if (value !== undefined) resolve(value);
-  });
-  const err = drain(child.stderr);
+  };
+  const out = drain(child.stdout, each);
+  const err = drain(child.stderr, each);
   const ended = Promise.all([out, err, child.status]);
   ended.then(() =>
     reject(new Error(`${command} ended before it listened:\n${text}`))

@@ -4,6 +4,7 @@
 
 import assert from "node:assert/strict";
 import { startEdge, targets } from "./_edge_process.ts";
+import { spawnUntil } from "./_spawn.ts";
 
 const VERSION = "2026-07-28";
 const TOKEN = "edge-test-token";
@@ -170,3 +171,33 @@ for (const target of targets()) {
     },
   });
 }
+
+Deno.test("deno serve runs server.ts from source, with the token from the environment", async () => {
+  const { started, value: origin } = await spawnUntil(
+    Deno.execPath(),
+    [
+      "serve",
+      "--allow-env",
+      "--allow-net",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      "0",
+      new URL("server.ts", import.meta.url).pathname,
+    ],
+    (line) => /Listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(line)?.[1],
+    { env: { MCP_TOKEN: TOKEN } },
+  );
+  try {
+    const url = `${origin}/mcp`;
+    const refused = await post(url, "server/discover", {}, {
+      authorization: undefined,
+    });
+    assert.equal(refused.status, 401);
+    await refused.body?.cancel();
+    const discovered = await result(await post(url, "server/discover"));
+    assert.deepEqual(discovered.supportedVersions, [VERSION]);
+  } finally {
+    await started.stop();
+  }
+});
