@@ -277,3 +277,35 @@ Deno.test({
     }
   },
 });
+
+/** The `Deno.*` types `node` (deno doc's JSON) names anywhere below it. */
+function denoTypes(node: unknown, found: Set<string>): Set<string> {
+  if (Array.isArray(node)) {
+    for (const item of node) denoTypes(item, found);
+  } else if (typeof node === "object" && node !== null) {
+    const { kind, value } = node as { kind?: unknown; value?: unknown };
+    const name = (value as { typeName?: unknown } | undefined)?.typeName;
+    if (
+      kind === "typeRef" && typeof name === "string" && name.startsWith("Deno.")
+    ) found.add(name);
+    for (const child of Object.values(node)) denoTypes(child, found);
+  }
+  return found;
+}
+
+Deno.test("the remote-server entries' public types name nothing from the Deno namespace", async (t) => {
+  for (const [entry, path] of Object.entries(PORTABLE_ENTRIES)) {
+    await t.step(entry, async () => {
+      const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+        args: ["doc", "--json", path],
+        cwd: ROOT.pathname,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.equal(code, 0, new TextDecoder().decode(stderr));
+      const doc = JSON.parse(new TextDecoder().decode(stdout));
+      // A Node or Bun project type-checks these without Deno's types.
+      assert.deepEqual([...denoTypes(doc, new Set())], []);
+    });
+  }
+});

@@ -40,6 +40,7 @@
  */
 
 export type { HttpLayer } from "./layer.ts";
+export type { ConnectionInfo } from "./_client_address.ts";
 export {
   hostGuard,
   type HostGuardOptions,

@@ -14,7 +14,7 @@ import { jsonType } from "../_util/json_type.ts";
 import { checkMessage } from "../jsonrpc/_check.ts";
 import { collapseToJson } from "./_collapse_sse.ts";
 import { MemoryEventStore } from "./_event_store.ts";
-import { clientKey } from "./_client_address.ts";
+import { clientKey, type ConnectionInfo } from "./_client_address.ts";
 import { RateLimiter } from "./_rate_limit.ts";
 import { authInfoOf, ownerOf } from "./_auth_info.ts";
 import { pathnameOf } from "./_pathname.ts";
@@ -239,7 +239,7 @@ export interface SessionsLayer {
   (
     request: Request,
     next: (request: Request) => Promise<Response>,
-    info?: { readonly remoteAddr: Deno.Addr },
+    info?: ConnectionInfo,
   ): Promise<Response>;
   /** The number of open sessions. */
   readonly sessionCount: number;
@@ -409,7 +409,7 @@ class Endpoint {
   async handle(
     request: Request,
     next: (request: Request) => Promise<Response>,
-    info: { readonly remoteAddr: Deno.Addr } | undefined,
+    info: ConnectionInfo | undefined,
   ): Promise<Response> {
     if (this.#closing !== undefined) return shuttingDown();
     if (pathnameOf(request.url) !== this.#config.path) {
@@ -462,7 +462,7 @@ class Endpoint {
   async #post(
     request: Request,
     sessionId: string | null,
-    info: { readonly remoteAddr: Deno.Addr } | undefined,
+    info: ConnectionInfo | undefined,
   ): Promise<Response> {
     const post = await readPostMessage(request, CODE.TRANSPORT);
     if (post.refusal !== undefined) return post.refusal;
