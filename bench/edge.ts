@@ -274,5 +274,10 @@ if (import.meta.main) {
   console.error(
     `edge: ${options.starts} starts, ${options.clients} clients for ${options.seconds} s per runtime`,
   );
-  console.log(edgeTable(await measureEdge(options)));
+  const rows = await measureEdge(options);
+  const load = Deno.loadavg().map((n) => n.toFixed(2)).join(", ");
+  console.log(
+    `${navigator.hardwareConcurrency} cores, load average ${load} (after the run)\n`,
+  );
+  console.log(edgeTable(rows));
 }
