@@ -1,5 +1,5 @@
 /**
- * @forge/toolkit: helpers for writing MCP servers in TypeScript on Deno.
+ * @forge/toolkit: helpers for writing MCP servers in TypeScript.
  *
  * - {@linkcode createServer} registers tools and serves them over stdio or
  *   Streamable HTTP with a real lifecycle; results from {@linkcode text},

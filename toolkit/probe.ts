@@ -12,6 +12,10 @@
  * This entry holds the probe's helpers and its wire constants; the
  * canonicalisers that compute targets are in `@forge/toolkit/patterns`.
  *
+ * Runs on Deno, Node (20 and later), Bun and Cloudflare Workers (workerd):
+ * nothing reaches for `Deno` at import. The canonicalisers that resolve
+ * real paths (`fileAccess`, from `@forge/toolkit/patterns`) need Deno.
+ *
  * @example A tool whose probe names the file it would write
  * ```ts
  * import { createServer, fileAccess, text } from "@forge/toolkit";

@@ -12,7 +12,9 @@
  *   a code frame.
  *
  * Positions are 1-based and count code points, so an emoji is one column.
- * Nothing here needs a permission, at import or at run time.
+ * Nothing here needs a permission, at import or at run time, nor Deno:
+ * it runs on Deno, Node (20 and later), Bun and Cloudflare Workers
+ * (workerd); {@linkcode validateFile} takes the file's text, it reads nothing.
  *
  * ```ts
  * import { formatDiagnostics, validateFile } from "@forge/toolkit/validate";

@@ -11,6 +11,9 @@
  *   `StringArray` and `Enum`, `requireX()` throws an `ArgumentError` when
  *   the argument is absent and `optionalX()` gives `undefined`.
  *
+ * Runs on Deno, Node (20 and later), Bun and Cloudflare Workers (workerd):
+ * nothing here reaches for `Deno` at import or when called.
+ *
  * @example Decode arguments, or tell the model what was wrong
  * ```ts
  * import { decodeArguments, formatProblems, toJsonSchema } from "@forge/toolkit/args";

@@ -9,6 +9,7 @@
 import type { HttpLayer } from "./layer.ts";
 import { copyRequest } from "./_copy_request.ts";
 import { CODE, positiveInteger, rpcError } from "./_response.ts";
+import { refTimer, unrefTimer } from "../_util/runtime.ts";
 
 /** The defaults body_limit.ts documents and exports. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -277,12 +278,12 @@ let wakeAt = Infinity;
 function watch(read: PendingRead): void {
   PENDING.add(read);
   if (read.deadline < wakeAt) arm(read.deadline);
-  else if (PENDING.size === 1) Deno.refTimer(wake!);
+  else if (PENDING.size === 1) refTimer(wake!);
 }
 
 function unwatch(read: PendingRead): void {
   PENDING.delete(read);
-  if (PENDING.size === 0 && wake !== undefined) Deno.unrefTimer(wake);
+  if (PENDING.size === 0 && wake !== undefined) unrefTimer(wake);
 }
 
 function arm(at: number): void {

@@ -3,9 +3,26 @@
 // because one host is routinely given a whole /64 and could otherwise pick
 // a fresh address for every request.
 
-/** What `Deno.serve` tells a handler about the connection, in the part used here. */
+/**
+ * What a server tells a handler about the connection, in the part used
+ * here: `Deno.serve`'s `info` is one. A structural type rather than
+ * `Deno.Addr`, so that the handler's types need no Deno outside Deno.
+ *
+ * @example
+ * ```ts
+ * import type { ConnectionInfo } from "@forge/toolkit/http";
+ *
+ * const info: ConnectionInfo = {
+ *   remoteAddr: { transport: "tcp", hostname: "203.0.113.7" },
+ * };
+ * ```
+ */
 export interface ConnectionInfo {
-  readonly remoteAddr: Deno.Addr;
+  /** The client's address: `transport` `"tcp"` or `"udp"` with a `hostname` counts. */
+  readonly remoteAddr: {
+    readonly transport: string;
+    readonly hostname?: string;
+  };
 }
 
 /**
@@ -21,7 +38,7 @@ export function clientKey(
   ) {
     return undefined;
   }
-  const hostname = (addr as Deno.NetAddr).hostname;
+  const hostname = addr.hostname;
   if (typeof hostname !== "string" || hostname === "") return undefined;
   return hostname.includes(":") ? ipv6Key(hostname) : hostname;
 }

@@ -4,6 +4,8 @@
 // sweeper, makes room when full and closes them all. It knows nothing of
 // HTTP: an entry's transport is anything that can be closed.
 
+import { unrefTimer } from "../_util/runtime.ts";
+
 const MAX_SWEEP_MS = 60_000;
 const MIN_SWEEP_MS = 10;
 
@@ -23,7 +25,7 @@ export const SYSTEM_CLOCK: Clock = {
   now: () => performance.now(),
   every(ms: number, tick: () => void): () => void {
     const timer = setInterval(tick, ms);
-    Deno.unrefTimer(timer);
+    unrefTimer(timer);
     return () => clearInterval(timer);
   },
 };

@@ -8,6 +8,7 @@
 import type { SessionHost } from "../jsonrpc/types.ts";
 import type { HttpLayer } from "./layer.ts";
 import { jsonType } from "../_util/json_type.ts";
+import type { ConnectionInfo } from "./_client_address.ts";
 import { bearerAuth, type HttpAuth } from "./bearer_auth.ts";
 import { oauthResource, type OAuthResourceOptions } from "./oauth_resource.ts";
 import type { BodyLimitOptions } from "./body_limit.ts";
@@ -83,7 +84,7 @@ export interface HttpHandler {
    */
   (
     request: Request,
-    info?: { readonly remoteAddr: Deno.Addr },
+    info?: ConnectionInfo,
   ): Promise<Response>;
   /** The number of open sessions. */
   readonly sessionCount: number;
@@ -153,7 +154,7 @@ export function createHttpHandler(
   let closing: Promise<void> | undefined;
   const handler = (async (
     request: Request,
-    info?: { readonly remoteAddr: Deno.Addr },
+    info?: ConnectionInfo,
   ): Promise<Response> => {
     if (closing !== undefined) return shuttingDown();
     if (!(request instanceof Request)) {

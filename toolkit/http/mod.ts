@@ -5,7 +5,8 @@
  *   `server.serve({ transport })`; {@linkcode serveHttp} runs a server on
  *   `Deno.serve` directly (loopback by default, DNS-rebinding protection on).
  * - {@linkcode createHttpHandler} gives the `Request → Response` handler to
- *   mount in `Deno.serve`, Hono or Deno Deploy.
+ *   mount in `Deno.serve`, Hono, Deno Deploy, `Bun.serve`, a Cloudflare
+ *   Worker's `fetch` or (through an adapter) Node's `node:http`.
  * - The handler is four {@linkcode HttpLayer}s, each usable alone:
  *   {@linkcode hostGuard}, {@linkcode bearerAuth}, {@linkcode bodyLimit}
  *   and {@linkcode sessions}; {@linkcode oauthResource} takes bearer auth's
@@ -13,6 +14,14 @@
  *
  * A separate entry so that stdio servers do not load the HTTP stack; it
  * needs of a server only `connect()` (a {@linkcode SessionHost}).
+ *
+ * Where it runs: the handler and its layers (the stateless 2026-07-28 path,
+ * bearer and OAuth checks) run on Deno, Node (20 and later), Bun and
+ * Cloudflare Workers (workerd), and nothing reaches for `Deno` at import;
+ * {@linkcode serveHttp} and {@linkcode streamableHttp} listen with
+ * `Deno.serve`, so they need Deno. On Cloudflare Workers serve with
+ * `stateless: true`: a handler with sessions is refused there, since its
+ * requests share no memory (see `examples/edge`).
  *
  * @example Serve on 127.0.0.1:8080/mcp with a bearer token
  * ```ts ignore
@@ -31,6 +40,7 @@
  */
 
 export type { HttpLayer } from "./layer.ts";
+export type { ConnectionInfo } from "./_client_address.ts";
 export {
   hostGuard,
   type HostGuardOptions,

@@ -14,7 +14,7 @@ import { jsonType } from "../_util/json_type.ts";
 import { checkMessage } from "../jsonrpc/_check.ts";
 import { collapseToJson } from "./_collapse_sse.ts";
 import { MemoryEventStore } from "./_event_store.ts";
-import { clientKey } from "./_client_address.ts";
+import { clientKey, type ConnectionInfo } from "./_client_address.ts";
 import { RateLimiter } from "./_rate_limit.ts";
 import { authInfoOf, ownerOf } from "./_auth_info.ts";
 import { pathnameOf } from "./_pathname.ts";
@@ -34,6 +34,7 @@ import {
   shuttingDown,
 } from "./_response.ts";
 import { checkWholeNumber } from "../_util/whole_number.ts";
+import { sharesMemoryBetweenRequests } from "../_util/runtime.ts";
 
 /**
  * How long a session may sit unused before it is closed by default: 15 minutes.
@@ -138,6 +139,17 @@ export interface SessionsOptions {
    */
   stateless?: boolean;
   /**
+   * Whether requests share this process's memory, as sessions need (a
+   * session lives where `initialize` made it). On Cloudflare Workers
+   * (workerd), which promise no memory shared between requests, it is
+   * `false`, and a handler with sessions is refused rather than losing
+   * them: serve `stateless` there, or set it inside a Durable Object, whose
+   * requests do share memory.
+   *
+   * @default {true, except on Cloudflare Workers}
+   */
+  sharedMemory?: boolean;
+  /**
    * Close a session after this long without a request or an open stream,
    * in milliseconds.
    *
@@ -227,7 +239,7 @@ export interface SessionsLayer {
   (
     request: Request,
     next: (request: Request) => Promise<Response>,
-    info?: { readonly remoteAddr: Deno.Addr },
+    info?: ConnectionInfo,
   ): Promise<Response>;
   /** The number of open sessions. */
   readonly sessionCount: number;
@@ -274,6 +286,14 @@ export function sessions(
       `Cannot create HTTP handler: expected a SessionHost (an object with connect(), such as a ToolServer), got ${
         jsonType(host)
       }`,
+    );
+  }
+  if (
+    options.stateless !== true &&
+    !(options.sharedMemory ?? sharesMemoryBetweenRequests())
+  ) {
+    throw new TypeError(
+      "Cannot create HTTP handler: sessions (2025-11-25) keep state in memory between requests, which this runtime (Cloudflare Workers) does not share: pass stateless: true, and keep tasks in a shared taskStore; inside a Durable Object, pass sharedMemory: true",
     );
   }
   const endpoint = new Endpoint(host, configOf(options), clockOf(options));
@@ -389,7 +409,7 @@ class Endpoint {
   async handle(
     request: Request,
     next: (request: Request) => Promise<Response>,
-    info: { readonly remoteAddr: Deno.Addr } | undefined,
+    info: ConnectionInfo | undefined,
   ): Promise<Response> {
     if (this.#closing !== undefined) return shuttingDown();
     if (pathnameOf(request.url) !== this.#config.path) {
@@ -442,7 +462,7 @@ class Endpoint {
   async #post(
     request: Request,
     sessionId: string | null,
-    info: { readonly remoteAddr: Deno.Addr } | undefined,
+    info: ConnectionInfo | undefined,
   ): Promise<Response> {
     const post = await readPostMessage(request, CODE.TRANSPORT);
     if (post.refusal !== undefined) return post.refusal;

@@ -4,6 +4,9 @@
  * and {@linkcode ProtocolError}, which any callback can throw to answer with
  * a JSON-RPC error.
  *
+ * Runs on Deno, Node (20 and later), Bun and Cloudflare Workers (workerd):
+ * nothing here reaches for `Deno` at import or when called.
+ *
  * @example A transport that hands every message to a callback
  * ```ts
  * import type { JsonRpcMessage, McpTransport } from "@forge/toolkit/jsonrpc";

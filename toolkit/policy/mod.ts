@@ -24,6 +24,9 @@
  * Bad rules are refused when loaded, with a {@linkcode RuleSyntaxError} that
  * names the rule.
  *
+ * Runs on Deno, Node (20 and later), Bun and Cloudflare Workers (workerd):
+ * nothing here reaches for `Deno` at import or when called.
+ *
  * @example Decide a call
  * ```ts
  * import { Policy } from "@forge/toolkit/policy";

@@ -5,6 +5,9 @@
  * builds a domain error (`isError`) that the model reads and can fix, and
  * {@linkcode ToolError} is the same thrown from anywhere in a handler.
  *
+ * Runs on Deno, Node (20 and later), Bun and Cloudflare Workers (workerd):
+ * nothing here reaches for `Deno` at import or when called.
+ *
  * @example A success and a domain error
  * ```ts
  * import { error, json, text } from "@forge/toolkit";

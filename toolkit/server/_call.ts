@@ -31,6 +31,7 @@ import {
 } from "./_task_checks.ts";
 import type { TaskManager } from "./_tasks.ts";
 import { permissionDenied } from "./_permission_denied.ts";
+import { withResolvers } from "../_util/runtime.ts";
 
 /** The `meta` of a call without `_meta`: one frozen object, not one per call. */
 const NO_META: Readonly<Record<string, unknown>> = Object.freeze({});
@@ -178,7 +179,7 @@ export class CallPipeline {
     extra: RequestExtra,
   ): Promise<CallToolResult> {
     const tasks = this.#tasks;
-    const answer = Promise.withResolvers<CallToolResult>();
+    const answer = withResolvers<CallToolResult>();
     let created: Promise<void> | undefined;
     const detach = () =>
       created ??= tasks.create({

@@ -4,6 +4,8 @@
 // Deno's own message, instead of an internal error whose text is a
 // wrapper's (and whose server path helps no one).
 
+import { denoNamespace } from "../_util/runtime.ts";
+
 /** Deno's wording of a missing permission: `Requires write access to "notes/a.txt", run again with the --allow-write flag`. */
 const REQUIRES =
   /Requires (\w+) access to "(.*)", run again with the (--allow-[\w-]+) flag/;
@@ -16,10 +18,13 @@ const MAX_DEPTH = 8;
  * (its `cause` chain), or `undefined` when it is none.
  */
 export function permissionDenied(cause: unknown): string | undefined {
+  // Only Deno has permissions (and `Deno.errors`); elsewhere none failed.
+  const errors = denoNamespace()?.errors;
+  if (errors === undefined) return undefined;
   let error = cause;
   for (let depth = 0; depth < MAX_DEPTH && error instanceof Error; depth++) {
-    const capability = error instanceof Deno.errors.NotCapable ||
-      error instanceof Deno.errors.PermissionDenied;
+    const capability = error instanceof errors.NotCapable ||
+      error instanceof errors.PermissionDenied;
     const match = capability ? REQUIRES.exec(error.message) : null;
     if (match !== null) {
       const [, kind, value, flag] = match;

@@ -65,8 +65,12 @@ function loadCapabilityStore(): Promise<void> {
   );
 }
 
-/** Signs input-required state when a server gives no signer of its own: one key per process. */
-const PROCESS_SIGNER = new RequestStateSigner();
+/**
+ * Signs input-required state when a server gives no signer of its own: one
+ * key per process, made on first use (workerd refuses random values at a
+ * module's top level, so importing must not draw the key).
+ */
+let processSigner: RequestStateSigner | undefined;
 
 /** The client capabilities of the 2026-07-28 request whose handler runs now, if any. */
 export function requestCapabilities(): Record<string, unknown> | undefined {
@@ -230,7 +234,8 @@ export class StatelessSession<C> {
   ): InputRound {
     const round = new InputRound(meta);
     if (!INPUT_METHODS.has(method)) return round;
-    const signer = this.#options.signer ?? PROCESS_SIGNER;
+    const signer = this.#options.signer ??
+      (processSigner ??= new RequestStateSigner());
     if (params.requestState !== undefined) {
       Object.assign(
         round.answers,
@@ -259,7 +264,8 @@ export class StatelessSession<C> {
     round: InputRound,
   ): Record<string, unknown> | undefined {
     if (Object.keys(round.asked).length === 0) return undefined;
-    const signer = this.#options.signer ?? PROCESS_SIGNER;
+    const signer = this.#options.signer ??
+      (processSigner ??= new RequestStateSigner());
     return {
       resultType: "input_required",
       inputRequests: round.asked,

@@ -26,6 +26,10 @@ import {
   settleInputs,
 } from "./_task_records.ts";
 import type { StoredTask, TaskStore } from "./tasks.ts";
+import {
+  sharesMemoryBetweenRequests,
+  withResolvers,
+} from "../_util/runtime.ts";
 
 /** Why a cancelled task's signal aborted: not a ProtocolError, so the call pipeline reports nothing. */
 export class TaskCancelled extends Error {
@@ -92,6 +96,14 @@ export class TaskManager {
 
   /** Creates a task and resolves once the store holds it, with its CreateTaskResult. */
   async create(start: TaskStart): Promise<Record<string, unknown>> {
+    if (!sharesMemoryBetweenRequests()) {
+      // The handler would be cancelled with the request that answered the
+      // task, and polls would be lost: a clear refusal, not a task that
+      // never ends.
+      throw new Error(
+        "tasks run on after the call's response, which Cloudflare Workers cancel (and no memory is shared between their requests): serve task tools from Deno, Node or Bun, or call the tool without a task",
+      );
+    }
     const now = new Date();
     const { mode } = start;
     const task: StoredTask = {
@@ -399,7 +411,7 @@ export class TaskManager {
     const key = typeof named === "string" && !run.waiting.has(named)
       ? named
       : `${kind}-${++run.asked}`;
-    const answer = Promise.withResolvers<Record<string, unknown>>();
+    const answer = withResolvers<Record<string, unknown>>();
     run.waiting.set(key, { request: asked, ...answer });
     this.#change(taskId, (task) => {
       if (FINAL_STATUSES.has(task.status) || !run.waiting.has(key)) {

@@ -5,6 +5,11 @@
  * transport with a real lifecycle. This entry has every type of that API;
  * the package's main entry has the ones most servers use.
  *
+ * Runs on Deno, Node (20 and later), Bun and Cloudflare Workers (workerd):
+ * nothing reaches for `Deno` at import, and a server is served anywhere
+ * through `connect()` or the HTTP handler. `server.serve()` (stdio,
+ * signals, exit) needs Deno.
+ *
  * @example A tool, a resource and a logging layer
  * ```ts
  * import { createServer, text } from "@forge/toolkit";

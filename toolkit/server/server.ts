@@ -49,6 +49,7 @@ import { TaskManager } from "./_tasks.ts";
 import type { TaskStore } from "./tasks.ts";
 import type { NotificationBus } from "./notification_bus.ts";
 import { checkWholeNumber } from "../_util/whole_number.ts";
+import { withResolvers } from "../_util/runtime.ts";
 
 /** The lists that announce their changes. */
 type ListKind = "tools" | "resources" | "prompts";
@@ -267,7 +268,7 @@ export class ToolServer {
   #changedLists = new Set<ListKind>();
   #closed: Promise<void> | undefined;
   /** Resolved by `close()`, which `serve()` waits for beside its transport's end. */
-  #stopRequested = Promise.withResolvers<void>();
+  #stopRequested = withResolvers<void>();
   #bus: NotificationBus | undefined;
   #unsubscribe: (() => void) | undefined;
 
