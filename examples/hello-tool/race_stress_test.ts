@@ -52,10 +52,15 @@ function sleep(ms: number): Promise<void> {
 /** Puts the saved directory back, over the link or a directory a write made. */
 async function restore(root: string): Promise<void> {
   for (;;) {
-    // A write may create race/ again in any gap: that one is inside the root.
-    await Deno.remove(`${root}/race`, { recursive: true }).catch((error) => {
+    // A write may create race/ again in any gap, or a file in it while it
+    // is being removed: that one is inside the root; remove it again.
+    try {
+      await Deno.remove(`${root}/race`, { recursive: true });
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === "ENOTEMPTY") continue;
       if (!(error instanceof Deno.errors.NotFound)) throw error;
-    });
+    }
     try {
       return await Deno.rename(`${root}/race-saved`, `${root}/race`);
     } catch (error) {

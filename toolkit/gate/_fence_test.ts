@@ -134,8 +134,10 @@ Deno.test("deriveFence() hides deny read targets and protects deny write folders
       }),
       { environment: ENVIRONMENT },
     );
-    // Less the root's own read-only bind when it lies under /tmp.
-    const mounts = fence.mounts.filter((m) => m.path !== root)
+    // The mounts of this tree, less the root's own read-only bind when it
+    // lies under /tmp (and the program's folder: the checkout may be there).
+    const mounts = fence.mounts
+      .filter((m) => m.path.startsWith(`${dir}/`) && m.path !== root)
       .map((m) => [m.kind, m.path]);
     assert.deepEqual(mounts, [
       ["rw", `${root}/notes`],
