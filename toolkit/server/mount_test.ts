@@ -586,3 +586,85 @@ Deno.test("a mounted tool answers 2026-07-28 requests, a task tool running to co
   const slow = await client.call("c_slow");
   assert.deepEqual(slow.content, [{ type: "text", text: "done" }]);
 });
+
+Deno.test("a mounted server's resourceUpdated reaches the parent's subscribers", async () => {
+  const child = createServer({ name: "child", version: "1" });
+  child.resource({
+    uri: "notes://today",
+    name: "today",
+    read: (uri) => ({ uri: uri.href, text: "" }),
+  });
+  const parent = createServer({ name: "parent", version: "1" });
+  parent.mount("c", child);
+  await using client = await connect(parent);
+  await client.request("resources/subscribe", { uri: "notes://today" });
+  await child.resourceUpdated("notes://today");
+  await child.resourceUpdated("notes://other");
+  await settle(client);
+  assert.deepEqual(
+    client.notifications.filter((n) =>
+      n.method === "notifications/resources/updated"
+    ),
+    [{
+      method: "notifications/resources/updated",
+      params: { uri: "notes://today" },
+    }],
+  );
+});
+
+Deno.test("pages of a list run on through the mounted entries", async () => {
+  const child = createServer({ name: "child", version: "1" });
+  for (const name of ["a", "b", "c"]) {
+    child.tool({ name, description: "d", handler: () => text(name) });
+  }
+  const parent = createServer({ name: "parent", version: "1" }, {
+    pageSize: 2,
+  });
+  for (const name of ["x", "y"]) {
+    parent.tool({ name, description: "d", handler: () => text(name) });
+  }
+  parent.mount("c", child);
+  await using client = await connect(parent);
+  const pages: string[][] = [];
+  let cursor: unknown = undefined;
+  do {
+    const page = await client.request(
+      "tools/list",
+      cursor === undefined ? {} : { cursor },
+    );
+    pages.push((page.tools as { name: string }[]).map((t) => t.name));
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  assert.deepEqual(pages, [["x", "y"], ["c_a", "c_b"], ["c_c"]]);
+});
+
+Deno.test("the parent's close gives a mounted call its grace, then aborts it", async () => {
+  const child = createServer({ name: "child", version: "1" });
+  const started = Promise.withResolvers<void>();
+  const aborted = Promise.withResolvers<unknown>();
+  child.tool({
+    name: "work",
+    description: "Works until aborted",
+    handler: (_args, ctx) => {
+      started.resolve();
+      return new Promise((_resolve, reject) => {
+        ctx.signal.addEventListener("abort", () => {
+          aborted.resolve(ctx.signal.reason);
+          reject(ctx.signal.reason);
+        });
+      });
+    },
+  });
+  const parent = createServer({ name: "parent", version: "1" }, {
+    graceMs: 10,
+  });
+  parent.mount("c", child);
+  await using client = await connect(parent);
+  const call = rpcError(client.call("c_work"));
+  await started.promise;
+  await parent.close();
+  assert.match(String(await aborted.promise), /shut down before the tool/);
+  const refused = await call;
+  assert.equal(refused.code, -32603);
+  assert.match(refused.message, /shut down before the tool finished/);
+});
