@@ -11,6 +11,7 @@ import { registerPatternTool } from "../probe.ts";
 import { META_SUPPORTS_PERMISSION_PATTERNS } from "../patterns/probe_meta.ts";
 import { connect, RpcError, type TestClient } from "../testing/testing.ts";
 import { connectStateless } from "./_stateless_test_helpers.ts";
+import { createHttpHandler } from "../http/handler.ts";
 
 /** A round trip: the end-of-tick list_changed is sent before the answer to a later request. */
 async function settle(client: TestClient): Promise<void> {
@@ -667,4 +668,55 @@ Deno.test("the parent's close gives a mounted call its grace, then aborts it", a
   const refused = await call;
   assert.equal(refused.code, -32603);
   assert.match(refused.message, /shut down before the tool finished/);
+});
+
+Deno.test("a mounted tool answers a 2026-07-28 POST through the HTTP handler", async () => {
+  const child = createServer({ name: "child", version: "1" });
+  child.tool({
+    name: "echo",
+    description: "Echoes its text",
+    input: z.object({ text: z.string() }),
+    handler: ({ text: said }) => text(said),
+  });
+  const parent = createServer({ name: "parent", version: "1" });
+  parent.mount("c", child);
+  const handler = createHttpHandler(parent);
+  try {
+    const response = await handler(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/call",
+          "mcp-name": "c_echo",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: {
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientCapabilities": {},
+            },
+            name: "c_echo",
+            arguments: { text: "hi" },
+          },
+        }),
+      }),
+    );
+    assert.equal(response.status, 200);
+    assert.deepEqual(await response.json(), {
+      jsonrpc: "2.0",
+      id: 1,
+      result: {
+        content: [{ type: "text", text: "hi" }],
+        resultType: "complete",
+      },
+    });
+  } finally {
+    await handler.close();
+  }
 });
