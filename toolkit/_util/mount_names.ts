@@ -146,28 +146,69 @@ export function checkNames(
   groups: readonly NameGroup[],
   options: { kind: string; action: string },
 ): void {
-  const { kind, action } = options;
   for (const group of groups) {
     for (const name of group.names()) {
-      const exposed = joinName(group.prefix, name);
-      if (!EXPOSED_NAME.test(exposed)) {
-        throw new TypeError(
-          `${action}: ${kind} ${
-            JSON.stringify(name)
-          } of ${group.label} would be named ${
-            JSON.stringify(exposed)
-          }: expected 1-128 characters of A-Z a-z 0-9 . _ -`,
-        );
-      }
+      checkExposedName(joinName(group.prefix, name), {
+        label: group.label,
+        name,
+      }, options);
     }
   }
   const collision = findCollision(groups);
-  if (collision === undefined) return;
+  if (collision !== undefined) throw collisionError(collision, options);
+}
+
+/**
+ * Throws a `TypeError` when the name `side` would be exposed as breaks the
+ * name rule (a prefix made it too long).
+ *
+ * @example
+ * ```ts
+ * import { checkExposedName } from "./mount_names.ts";
+ * checkExposedName("files_read", { label: 'mount "files"', name: "read" }, {
+ *   kind: "tool",
+ *   action: "Cannot mount server",
+ * });
+ * ```
+ */
+export function checkExposedName(
+  exposed: string,
+  side: { label: string; name: string },
+  options: { kind: string; action: string },
+): void {
+  if (EXPOSED_NAME.test(exposed)) return;
+  throw new TypeError(
+    `${options.action}: ${options.kind} ${
+      JSON.stringify(side.name)
+    } of ${side.label} would be named ${
+      JSON.stringify(exposed)
+    }: expected 1-128 characters of A-Z a-z 0-9 . _ -`,
+  );
+}
+
+/**
+ * The `TypeError` of a collision, naming the exposed name and both sides,
+ * the newcomer first.
+ *
+ * @example
+ * ```ts
+ * import { collisionError } from "./mount_names.ts";
+ * collisionError({
+ *   exposed: "files_read",
+ *   first: { label: 'server "app"', name: "files_read" },
+ *   second: { label: 'mount "files"', name: "read" },
+ * }, { kind: "tool", action: "Cannot mount server" }).message;
+ * ```
+ */
+export function collisionError(
+  collision: NameCollision,
+  options: { kind: string; action: string },
+): TypeError {
   const { exposed, first, second } = collision;
   const side = (s: { label: string; name: string }) =>
-    `${kind} ${JSON.stringify(s.name)} of ${s.label}`;
-  throw new TypeError(
-    `${action}: name collision on ${JSON.stringify(exposed)}: ${
+    `${options.kind} ${JSON.stringify(s.name)} of ${s.label}`;
+  return new TypeError(
+    `${options.action}: name collision on ${JSON.stringify(exposed)}: ${
       side(second)
     } and ${side(first)}`,
   );

@@ -6,10 +6,13 @@
 // gate's aggregate shares.
 
 import {
+  checkExposedName,
   checkNames,
+  collisionError,
   joinName,
   type NameGroup,
   routeName,
+  splitName,
 } from "../_util/mount_names.ts";
 import type { CallToolResult } from "../result/result.ts";
 import type { CallPipeline } from "./_call.ts";
@@ -157,14 +160,57 @@ export class Mounts {
     return here || this.#mounts.some((m) => m.mounts.offers(kind));
   }
 
-  /** A new own name: checked here, and against every server above. */
+  /**
+   * A new own name (the registry has refused its own duplicates): checked
+   * against the mounts here, then as it would be named in every server
+   * above; one lookup per level, so registering stays cheap.
+   */
   #checkNew(kind: NameKind, name: string, action: string): void {
     if (!this.any && this.#parents.length === 0) return;
-    this.#check(kind, {
-      label: `server ${this.label}`,
-      prefix: "",
-      names: () => [name],
-    }, action);
+    this.#checkOne(name, { label: `server ${this.label}`, name }, {
+      kind,
+      action,
+    });
+  }
+
+  #checkOne(
+    exposed: string,
+    side: { label: string; name: string },
+    options: { kind: NameKind; action: string },
+  ): void {
+    checkExposedName(exposed, side, options);
+    const held = this.#holder(options.kind, exposed);
+    if (held !== undefined) {
+      throw collisionError({ exposed, first: held, second: side }, options);
+    }
+    for (const { parent, mount } of this.#parents) {
+      parent.#checkOne(
+        joinName(mount.prefix, exposed),
+        side.label === `server ${this.label}`
+          ? { label: mount.label, name: side.name }
+          : { label: `${side.label} in ${mount.label}`, name: side.name },
+        options,
+      );
+    }
+  }
+
+  /** Who exposes `name` here (listed or not), and its own name for it. */
+  #holder(
+    kind: NameKind,
+    name: string,
+  ): { label: string; name: string } | undefined {
+    const own = kind === "tool" ? this.own.tools : this.own.prompts;
+    if (own.hasName(name)) return { label: `server ${this.label}`, name };
+    for (const mount of this.#mounts) {
+      const inner = splitName(mount.prefix, name);
+      if (inner === undefined) continue;
+      const held = mount.mounts.#holder(kind, inner);
+      if (held === undefined) continue;
+      return held.label === `server ${mount.mounts.label}`
+        ? { label: mount.label, name: held.name }
+        : { label: `${held.label} in ${mount.label}`, name: held.name };
+    }
+    return undefined;
   }
 
   /** Checks `added` against every name of `kind` here, then in every parent, prefixed as it would be there. */

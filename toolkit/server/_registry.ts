@@ -155,6 +155,11 @@ export class ToolRegistry {
       .map((slot) => slot.current.def.name);
   }
 
+  /** Whether a tool is registered as `name`, enabled or not. */
+  hasName(name: string): boolean {
+    return this.#tools.has(name);
+  }
+
   /** The names of every tool, enabled or not (a disabled one may come back). */
   allNames(): IterableIterator<string> {
     return this.#tools.keys();

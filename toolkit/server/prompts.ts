@@ -219,6 +219,11 @@ export class PromptRegistry {
     this.#prompts.delete(slot.def.name);
   }
 
+  /** Whether a prompt is registered as `name`, enabled or not. */
+  hasName(name: string): boolean {
+    return this.#prompts.has(name);
+  }
+
   /** The names of every prompt, enabled or not. */
   allNames(): IterableIterator<string> {
     return this.#prompts.keys();
