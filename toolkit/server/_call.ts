@@ -48,20 +48,80 @@ class Call implements ToolCall {
   readonly abort: LazyAbort;
   /** The task it runs as, once detached: the request's cancellation no longer reaches it. */
   taskId: string | undefined = undefined;
+  /** The request, kept for a mounted tool's own pipeline. */
+  readonly request: MountedRequest | undefined;
 
   constructor(
     registered: RegisteredTool,
     args: Record<string, unknown>,
     ctx: CallContext,
-    abort: LazyAbort,
+    options: { abort: LazyAbort; request?: MountedRequest },
   ) {
     this.name = registered.def.name;
     this.tool = registered.listed;
     this.arguments = args;
     this.ctx = ctx;
     this.registered = registered;
-    this.abort = abort;
+    this.abort = options.abort;
+    this.request = options.request;
   }
+}
+
+interface MountedRequest {
+  connection: Connection;
+  params: Record<string, unknown>;
+  extra: RequestExtra;
+}
+
+/**
+ * The request as a mounted server's pipeline sees it: the parent's, but
+ * aborted with the parent's call (its time limit, its shutdown), which the
+ * client's cancellation aborts too.
+ */
+class MountedExtra implements RequestExtra {
+  #extra: RequestExtra;
+  #abort: LazyAbort;
+
+  constructor(extra: RequestExtra, abort: LazyAbort) {
+    this.#extra = extra;
+    this.#abort = abort;
+  }
+
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  onabort(listener: (reason: unknown) => void): void {
+    this.#abort.onabort(listener);
+  }
+
+  get requestId(): RequestExtra["requestId"] {
+    return this.#extra.requestId;
+  }
+
+  get sessionId(): string | undefined {
+    return this.#extra.sessionId;
+  }
+
+  get authInfo(): RequestExtra["authInfo"] {
+    return this.#extra.authInfo;
+  }
+
+  sendNotification = (
+    notification: { method: string; params: Record<string, unknown> },
+  ): Promise<void> => this.#extra.sendNotification(notification);
+
+  sendRequest = (
+    request: { method: string; params: Record<string, unknown> },
+  ): Promise<Record<string, unknown>> => this.#extra.sendRequest(request);
+}
+
+/** The tools of the servers mounted in this one, as the pipeline finds them. */
+export interface MountedTools {
+  /** The enabled mounted tool exposed as `name`. */
+  mountedTool(name: string): RegisteredTool | undefined;
+  /** The enabled mounted tools' exposed names. */
+  mountedToolNames(): string[];
 }
 
 /** Runs tool calls for one server. */
@@ -77,6 +137,8 @@ export class CallPipeline {
   #draining = false;
 
   #tasks: TaskManager;
+  /** The tools of mounted servers, once one is mounted. */
+  mounted: MountedTools | undefined;
 
   constructor(
     registry: ToolRegistry,
@@ -102,13 +164,42 @@ export class CallPipeline {
     params: Record<string, unknown>,
     extra: RequestExtra,
   ): Answer {
-    const registered = this.#registry.get(name);
+    return this.#run(connection, name, { params, extra, mounted: false });
+  }
+
+  /**
+   * Runs a call that came through a server this one is mounted in: as a
+   * session-era call, never a task (the parent keeps no record of this
+   * server's tasks, so a task tool runs to completion).
+   */
+  runMounted(
+    connection: Connection,
+    name: string,
+    params: Record<string, unknown>,
+    extra: RequestExtra,
+  ): Answer {
+    return this.#run(connection, name, { params, extra, mounted: true });
+  }
+
+  #run(
+    connection: Connection,
+    name: string,
+    request: {
+      params: Record<string, unknown>;
+      extra: RequestExtra;
+      mounted: boolean;
+    },
+  ): Answer {
+    const { params, extra } = request;
+    const registered = this.#registry.get(name) ??
+      this.mounted?.mountedTool(name);
     if (registered === undefined) {
+      const names = this.mounted === undefined
+        ? this.#registry.names()
+        : [...this.#registry.names(), ...this.mounted.mountedToolNames()];
       throw new ProtocolError(
         RPC_ERROR.INVALID_PARAMS,
-        `Unknown tool: ${JSON.stringify(name)}${
-          didYouMean(name, this.#registry.names())
-        }`,
+        `Unknown tool: ${JSON.stringify(name)}${didYouMean(name, names)}`,
       );
     }
     if (this.#draining) {
@@ -133,7 +224,7 @@ export class CallPipeline {
       : undefined;
     // Tasks are a 2026-07-28 extension: a session-era (2025) client was not
     // offered it, so even a "required" tool runs to completion for it.
-    const stateless = connection.session.statelessRequest;
+    const stateless = connection.session.statelessRequest && !request.mounted;
     const asTask = mode !== undefined && stateless &&
       declaresTasks(connection.session.clientCapabilities);
     if (mode?.support === "required" && stateless && !asTask) {
@@ -145,7 +236,9 @@ export class CallPipeline {
       registered,
       (args ?? NO_META) as Record<string, unknown>,
       ctx,
-      abort,
+      registered.delegate === undefined
+        ? { abort }
+        : { abort, request: { connection, params, extra } },
     );
     // A cancelled call gets no answer; aborting settles it so it stops counting as in flight.
     extra.onabort((reason) => {
@@ -261,10 +354,15 @@ export class CallPipeline {
     for (const abort of this.#inFlight) abort.abort(reason);
   }
 
-  /** The layers, then the probe guard, then the tool: built once per change. */
+  /**
+   * The layers, then the probe guard, then the tool: built once per change.
+   * A mounted tool's call goes from the last layer to its own server.
+   */
   #compose(): (call: Call) => Answer {
     let run: (call: Call) => Answer = (call) =>
-      probeGuard(call, () => invoke(call));
+      call.request === undefined
+        ? probeGuard(call, () => invoke(call))
+        : delegate(call, call.request);
     for (let i = this.#layers.length - 1; i >= 0; i--) {
       const layer = this.#layers[i];
       const inner = run;
@@ -299,6 +397,15 @@ export class CallPipeline {
       if (this.#inFlight.size === 0) this.#idle?.();
     }
   }
+}
+
+/** A mounted tool's call, run by its own server's pipeline under the parent's abort. */
+function delegate(call: Call, request: MountedRequest): Answer {
+  return call.registered.delegate!(
+    request.connection,
+    request.params,
+    new MountedExtra(request.extra, call.abort),
+  );
 }
 
 /** The innermost step: decode the arguments, run the handler, check its result. */

@@ -13,6 +13,9 @@ import { checkIcons } from "./_icons.ts";
 import { answersProbes } from "../patterns/_probe_mark.ts";
 import { META_SUPPORTS_PERMISSION_PATTERNS } from "../patterns/probe_meta.ts";
 import type { RegistrySlotOps } from "./_registration_handle.ts";
+import type { Connection } from "./_connection.ts";
+import type { RequestExtra } from "./_session_types.ts";
+import type { CallToolResult } from "../result/result.ts";
 import type { ListedTool, ToolDefinition } from "./tool.ts";
 import { checkTaskOption, type TaskMode } from "./_task_checks.ts";
 
@@ -40,6 +43,15 @@ export interface RegisteredTool {
    * its own core tasks, which this server does not speak.
    */
   sessionListed: ListedTool;
+  /**
+   * Set for a tool of a mounted server: hands the call, after this server's
+   * layers, to that server's own pipeline.
+   */
+  delegate?: (
+    connection: Connection,
+    params: Record<string, unknown>,
+    extra: RequestExtra,
+  ) => CallToolResult | Promise<CallToolResult>;
 }
 
 /**
@@ -88,6 +100,11 @@ export class ToolRegistry {
   #seq = 0;
   #listed: ListedTool[] | undefined;
   #sessionListed: ListedTool[] | undefined;
+  /**
+   * Checks a new name against the names beside this registry (mounted
+   * servers, the servers this one is mounted in); throws on a collision.
+   */
+  checkName: ((name: string, action: string) => void) | undefined;
 
   /** Checks and adds a definition; throws on a mistake. */
   add(def: ToolDefinition): RegistrySlotOps<ToolDefinition> {
@@ -96,6 +113,7 @@ export class ToolRegistry {
     if (this.#tools.has(name)) {
       throw new TypeError(`Cannot register tool: duplicate name: ${name}`);
     }
+    this.checkName?.(name, `Cannot register tool ${name}`);
     const slot = new ToolSlot(this, registered, this.#seq++);
     this.#tools.set(name, slot);
     this.changed();
@@ -137,6 +155,16 @@ export class ToolRegistry {
       .map((slot) => slot.current.def.name);
   }
 
+  /** Whether a tool is registered as `name`, enabled or not. */
+  hasName(name: string): boolean {
+    return this.#tools.has(name);
+  }
+
+  /** The names of every tool, enabled or not (a disabled one may come back). */
+  allNames(): IterableIterator<string> {
+    return this.#tools.keys();
+  }
+
   /** Forgets the cached lists (an entry was added, changed, enabled or disabled). */
   changed(): void {
     this.#listed = undefined;
@@ -152,6 +180,9 @@ export class ToolRegistry {
       throw new TypeError(
         `Cannot update tool ${JSON.stringify(from)}: duplicate name: ${to}`,
       );
+    }
+    if (to !== from) {
+      this.checkName?.(to, `Cannot update tool ${JSON.stringify(from)}`);
     }
     slot.current = registered;
     if (to !== from) {

@@ -25,6 +25,7 @@ import {
 } from "./_task_checks.ts";
 import { STATELESS_PROTOCOL_VERSIONS } from "./_era.ts";
 import type { TaskManager } from "./_tasks.ts";
+import type { Mounts } from "./_mounts.ts";
 
 /** MCP caps one completion answer at this many values. */
 const MAX_COMPLETIONS = 100;
@@ -41,6 +42,8 @@ export interface RouterParts {
   pageSize?: number;
   /** The skills served (skills/list, skills/get, resources/directory/read). */
   skills?: SkillCatalog;
+  /** The registries with the servers mounted in this one: what the lists show and reads route by. */
+  mounts: Mounts;
 }
 
 type TaskRoute = (
@@ -58,7 +61,7 @@ interface CompleteParams {
 export function buildRouter(
   parts: RouterParts,
 ): ReadonlyMap<string, RequestHandler<Connection>> {
-  const { tools, calls, resources, prompts } = parts;
+  const { calls, mounts } = parts;
   const routes = new Map<string, RequestHandler<Connection>>();
   const route = (
     method: string,
@@ -102,9 +105,6 @@ export function buildRouter(
     return {};
   });
   const { pageSize } = parts;
-  /** One page of a list whose entries list one item each. */
-  const single = <T>(entries: { seq: number; item: T }[]) =>
-    entries.map(({ seq, item }) => ({ seq, items: () => [item] }));
   const paged = async <T>(
     method: string,
     key: string,
@@ -123,13 +123,8 @@ export function buildRouter(
     const tasks = connection.session.statelessRequest;
     // The usual case answers the cached list in the same turn.
     return pageSize === undefined && params.cursor === undefined
-      ? { tools: tools.list(tasks) }
-      : paged(
-        "tools/list",
-        "tools",
-        params,
-        () => single(tools.entries(tasks)),
-      );
+      ? { tools: mounts.listTools(tasks) }
+      : paged("tools/list", "tools", params, () => mounts.toolPlaces(tasks));
   });
   route(
     "tools/call",
@@ -148,7 +143,7 @@ export function buildRouter(
         "resources/list",
         "resources",
         params,
-        () => resources.placed(context(extra)),
+        () => mounts.resourcePlaces(context(extra)),
       ),
     "resources",
   );
@@ -159,12 +154,12 @@ export function buildRouter(
         "resources/templates/list",
         "resourceTemplates",
         params,
-        () => single(resources.templateEntries()),
+        () => mounts.templatePlaces(),
       ),
     "resources",
   );
   route("resources/read", async (params, extra) => ({
-    contents: await resources.read(
+    contents: await mounts.readResource(
       stringParam(params, "uri", "resources/read"),
       context(extra),
     ),
@@ -184,7 +179,7 @@ export function buildRouter(
   route(
     "prompts/list",
     (params) =>
-      paged("prompts/list", "prompts", params, () => single(prompts.entries())),
+      paged("prompts/list", "prompts", params, () => mounts.promptPlaces()),
     "prompts",
   );
   route("prompts/get", async (params, extra) => {
@@ -197,7 +192,7 @@ export function buildRouter(
         }`,
       );
     }
-    return await prompts.get(
+    return await mounts.getPrompt(
       stringParam(params, "name", "prompts/get"),
       args as Record<string, unknown> | undefined,
       context(extra),
@@ -256,14 +251,14 @@ export function buildRouter(
 }
 
 async function complete(
-  { prompts, resources }: RouterParts,
+  { mounts }: RouterParts,
   params: CompleteParams,
 ): Promise<{ completion: Record<string, unknown> }> {
   const { ref, argument } = params;
   const completer = ref.type === "ref/prompt"
-    ? prompts.completer(ref.name ?? "", argument.name)
+    ? mounts.promptCompleter(ref.name ?? "", argument.name)
     : ref.type === "ref/resource"
-    ? resources.completer(ref.uri ?? "", argument.name)
+    ? mounts.templateCompleter(ref.uri ?? "", argument.name)
     : null;
   if (completer === null) {
     throw new ProtocolError(

@@ -164,6 +164,11 @@ class PromptSlot implements RegistrySlotOps<PromptDefinition> {
 export class PromptRegistry {
   #prompts = new Map<string, PromptSlot>();
   #seq = 0;
+  /**
+   * Checks a new name against the names beside this registry (mounted
+   * servers, the servers this one is mounted in); throws on a collision.
+   */
+  checkName: ((name: string, action: string) => void) | undefined;
 
   /** How many prompts are registered (enabled or not). */
   get size(): number {
@@ -185,6 +190,7 @@ export class PromptRegistry {
         `Cannot register prompt: duplicate name: ${def.name}`,
       );
     }
+    this.checkName?.(def.name, `Cannot register prompt ${def.name}`);
     const slot = new PromptSlot(this, def, this.#seq++);
     this.#prompts.set(def.name, slot);
     return slot;
@@ -198,6 +204,7 @@ export class PromptRegistry {
     if (def.name !== from && this.#prompts.has(def.name)) {
       throw new TypeError(`${action}: duplicate name: ${def.name}`);
     }
+    if (def.name !== from) this.checkName?.(def.name, action);
     slot.def = def;
     if (def.name !== from) {
       this.#prompts.delete(from);
@@ -210,6 +217,21 @@ export class PromptRegistry {
     slot.removed = true;
     slot.enabled = false;
     this.#prompts.delete(slot.def.name);
+  }
+
+  /** Whether a prompt is registered as `name`, enabled or not. */
+  hasName(name: string): boolean {
+    return this.#prompts.has(name);
+  }
+
+  /** The names of every prompt, enabled or not. */
+  allNames(): IterableIterator<string> {
+    return this.#prompts.keys();
+  }
+
+  /** Whether `name` is an enabled prompt. */
+  has(name: string): boolean {
+    return this.#enabled(name) !== undefined;
   }
 
   /** `prompts/list`. */

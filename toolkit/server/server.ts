@@ -27,6 +27,8 @@ import {
 } from "./resources.ts";
 import { ToolRegistry } from "./_registry.ts";
 import { buildRouter } from "./_router.ts";
+import { type ListKind, Mounts } from "./_mounts.ts";
+import { checkPrefix } from "../_util/mount_names.ts";
 import { Session } from "./_session.ts";
 import {
   type CacheHints,
@@ -50,9 +52,6 @@ import type { TaskStore } from "./tasks.ts";
 import type { NotificationBus } from "./notification_bus.ts";
 import { checkWholeNumber } from "../_util/whole_number.ts";
 import { withResolvers } from "../_util/runtime.ts";
-
-/** The lists that announce their changes. */
-type ListKind = "tools" | "resources" | "prompts";
 
 /** Microtask turns between a call settling and its answer reaching the transport, with room to spare. */
 const ANSWER_TURNS = 16;
@@ -262,6 +261,8 @@ export class ToolServer {
   /** Request layers, shared with every session (so later additions count). */
   #requestLayers: RequestLayer[] = [];
   #routes: ReturnType<typeof buildRouter>;
+  /** This server's registries with the servers mounted in it. */
+  #mounts: Mounts;
   #connections = new Set<Connection>();
   #rootsListeners = new Set<(change: RootsChange) => void>();
   /** The lists changed this tick, announced at its end. */
@@ -328,6 +329,18 @@ export class ToolServer {
       (params) => this.#taskChanged(params),
     );
     this.#calls = new CallPipeline(this.#tools, this.#options.timeoutMs, tasks);
+    this.#mounts = new Mounts(JSON.stringify(this.info.name), {
+      tools: this.#tools,
+      calls: this.#calls,
+      prompts: this.#prompts,
+      resources: this.#resources,
+    }, {
+      listChanged: (list) => {
+        this.#offer();
+        this.#listChanged(list);
+      },
+      resourceUpdated: (uri) => void this.resourceUpdated(uri),
+    });
     this.#routes = buildRouter({
       tools: this.#tools,
       calls: this.#calls,
@@ -336,6 +349,7 @@ export class ToolServer {
       prompts: this.#prompts,
       pageSize: this.#options.pageSize,
       skills: this.#skills,
+      mounts: this.#mounts,
     });
     this.#bus = checkBus(options.notificationBus);
     this.#unsubscribe = this.#bus?.subscribe((n) => this.#fromBus(n));
@@ -433,7 +447,56 @@ export class ToolServer {
    * ```
    */
   listTools(): ListedTool[] {
-    return this.#tools.list();
+    return this.#mounts.listTools(true);
+  }
+
+  /**
+   * Mounts another server in this one, in process: its tools and prompts
+   * are listed here as `<prefix>_<name>` (as they are, with the prefix
+   * `""`), its resources and templates keep their URIs. A call of
+   * `<prefix>_<name>` runs this server's call layers, then `other`'s own
+   * pipeline (its layers, its probe check, its argument decoding and time
+   * limits), in the context of this server's request: its cancellation,
+   * progress, logging and elicitation reach this server's client. What
+   * `other` registers, changes or removes later changes this server's lists
+   * and its clients hear one `list_changed` per tick.
+   *
+   * A mounted name that equals a name here or another mount's is a
+   * `TypeError` naming both, now or at the later registration that would
+   * cause it; so is a mount that would contain itself. Task tools of a
+   * mounted server run to completion, and its skills stay its own.
+   *
+   * @example Compose a server from two
+   * ```ts
+   * import { createServer, text } from "@forge/toolkit";
+   *
+   * const files = createServer({ name: "files", version: "1" });
+   * files.tool({ name: "read", description: "Reads a file", handler: () => text("…") });
+   *
+   * const app = createServer({ name: "app", version: "1" });
+   * app.mount("files", files);
+   * app.listTools().map((tool) => tool.name); // ["files_read"]
+   * ```
+   *
+   * @param prefix What the mounted names start with, joined by `_`; `""` for none.
+   * @param other The server to mount.
+   */
+  mount(prefix: string, other: ToolServer): this {
+    const action = "Cannot mount server";
+    checkPrefix(prefix, action);
+    if (!(other instanceof ToolServer)) {
+      throw new TypeError(
+        `${action}: expected a server made by createServer(), got ${
+          other === null ? "null" : typeof other
+        }`,
+      );
+    }
+    this.#mounts.mount(prefix, other.#mounts);
+    this.#offer();
+    this.#listChanged("tools");
+    if (other.#mounts.offers("prompts")) this.#listChanged("prompts");
+    if (other.#mounts.offers("resources")) this.#listChanged("resources");
+    return this;
   }
 
   /**
@@ -663,6 +726,7 @@ export class ToolServer {
    */
   async resourceUpdated(uri: string): Promise<void> {
     this.#publish("notifications/resources/updated", { uri });
+    this.#mounts.resourceUpdated(uri);
     await this.#resourceUpdatedHere(uri);
   }
 
@@ -700,6 +764,8 @@ export class ToolServer {
    * burst of registrations, an update and an enable) send one per list.
    */
   #listChanged(list: ListKind): void {
+    // The servers this one is mounted in change with it, in the same tick.
+    this.#mounts.changed(list);
     if (this.#changedLists.size === 0) {
       queueMicrotask(() => this.#sendListChanged());
     }
@@ -777,13 +843,12 @@ export class ToolServer {
     const capabilities: Record<string, Record<string, unknown>> = {
       tools: { listChanged: true },
     };
-    if (this.#resources.size > 0) {
+    const mounts = this.#mounts;
+    if (mounts.offers("resources")) {
       capabilities.resources = { subscribe: true, listChanged: true };
     }
-    if (this.#prompts.size > 0) capabilities.prompts = { listChanged: true };
-    if (this.#resources.completes || this.#prompts.completes) {
-      capabilities.completions = {};
-    }
+    if (mounts.offers("prompts")) capabilities.prompts = { listChanged: true };
+    if (mounts.offers("completions")) capabilities.completions = {};
     capabilities.logging = {};
     if (this.#tools.list().some((tool) => tool.execution !== undefined)) {
       capabilities.extensions = {
