@@ -10,10 +10,14 @@ import { META_PERMISSION_PATTERNS } from "../patterns/probe_meta.ts";
 import { isRecord, jsonType } from "../_util/json_type.ts";
 import { didYouMean } from "../_util/nearest_names.ts";
 import type { ApprovalRound, ApprovalRounds } from "./_approval_round.ts";
-import type { AuditOutcome, AuditRecord, AuditSink } from "./_audit.ts";
-import { toolVerdict, type Verdict, withArguments } from "./_decide.ts";
-import { mappedVerdict, patternVerdict } from "./_mapped_call.ts";
-import { type FlowCall, FlowSession, type FlowVerdict } from "./_flows.ts";
+import type { AuditOutcome, AuditRecord, AuditSink } from "./audit/_audit.ts";
+import { toolVerdict, type Verdict, withArguments } from "./policy/_decide.ts";
+import { mappedVerdict, patternVerdict } from "./policy/_mapped_call.ts";
+import {
+  type FlowCall,
+  FlowSession,
+  type FlowVerdict,
+} from "./policy/_flows.ts";
 import {
   asksForms,
   eraCapabilities,
@@ -31,16 +35,16 @@ import {
   probeParams,
   readProbeAnswer,
 } from "./_pattern_meta.ts";
-import { askedAsNew, type Pins } from "./_pins.ts";
-import type { PolicySource } from "./_policy_source.ts";
+import { askedAsNew, type Pins } from "./pins/_pins.ts";
+import type { PolicySource } from "./policy/_policy_source.ts";
 import {
   approvalSchema,
   RememberedApprovals,
   remembersSession,
 } from "./_remembered.ts";
 import type { HostRequest, Relay } from "./_relay.ts";
-import { recordedPatterns } from "./_redact.ts";
-import type { ToolList } from "./_tool_list.ts";
+import { recordedPatterns } from "./policy/_redact.ts";
+import type { ToolList } from "./pins/_tool_list.ts";
 
 /** What a {@linkcode Gatekeeper} decides with. */
 export interface GatekeeperOptions {
