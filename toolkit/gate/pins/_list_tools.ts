@@ -2,7 +2,7 @@
 // gate's own (for `pins accept -- COMMAND`): the server is started,
 // initialized, listed page by page, and stopped.
 
-import type { JsonRpcMessage } from "../../jsonrpc/mod.ts";
+import { PendingRequests } from "../../jsonrpc/_pending_requests.ts";
 import { StdioTransport } from "../../stdio/mod.ts";
 import { isRecord } from "../../_util/json_type.ts";
 import type { ServerProcess } from "../upstream/_server_process.ts";
@@ -25,7 +25,7 @@ export async function listTools(
     readable: child.stdout,
     writable: child.stdin,
   });
-  const waiting = new Map<number, (message: JsonRpcMessage) => void>();
+  const waiting = new PendingRequests<number>();
   let nextId = 1;
   let failed: (error: Error) => void = () => {};
   const gone = new Promise<never>((_, reject) => failed = reject);
@@ -34,14 +34,12 @@ export async function listTools(
   );
   transport.onmessage = (message) => {
     if ("method" in message) return;
-    if (typeof message.id === "number") waiting.get(message.id)?.(message);
+    if (typeof message.id === "number") waiting.settle(message.id, message);
   };
   transport.start();
   const request = async (method: string, params: Record<string, unknown>) => {
     const id = nextId++;
-    const answer = new Promise<JsonRpcMessage>((resolve) =>
-      waiting.set(id, resolve)
-    );
+    const answer = waiting.expect(id);
     await transport.send({ jsonrpc: "2.0", id, method, params });
     const message = await Promise.race([answer, gone]);
     if ("error" in message) {
