@@ -4,9 +4,9 @@
 // extra process hop.
 //
 // By default it is the fastest relay found on Deno, with the I/O path the
-// gate itself uses (gate/_server_process.ts, stdio/_fd_pipe.ts): stdin and
-// stdout as `node:net` sockets on fds 0 and 1, the server spawned with
-// `node:child_process`, Node's pipe() in between (pipe handles polled on the
+// gate itself uses (gate/upstream/_server_process.ts, stdio/_fd_pipe.ts):
+// stdin and stdout as `node:net` sockets on fds 0 and 1, the server spawned
+// with `node:child_process`, Node's pipe() in between (pipe handles polled on the
 // event loop, backpressure included). `--deno-io` runs the earlier shape,
 // `Deno.stdin.read()`, `Deno.stdout.writeSync()` and a `Deno.Command` child,
 // whose reads go through a blocking thread pool; relay_floor.ts times both.

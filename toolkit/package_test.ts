@@ -1,8 +1,9 @@
 // The package's shape, as a user and a reader meet it: the top level is the
 // design card's, every entry in deno.json is small and is the one home of
 // what it exports, validate <- configreload <- toolkit depend in that order
-// only, and the modules import each other without a circle (a circle makes
-// load order matter and the layers meaningless).
+// only, the modules import each other without a circle (a circle makes
+// load order matter and the layers meaningless), and the gate's rooms
+// import down only.
 
 import assert from "node:assert/strict";
 
@@ -204,4 +205,67 @@ Deno.test("validate/ imports nothing of the package, configreload/ only validate
     return !to.startsWith("configreload/") && !to.startsWith("validate/");
   });
   assert.deepEqual(upward, []);
+});
+
+/** The gate's rooms, each above the rooms it may import. */
+const GATE_ROOMS: Record<string, string[]> = {
+  "policy": [],
+  "audit": ["policy"],
+  "upstream": ["policy"],
+  "pins": ["audit", "upstream", "policy"],
+};
+/** The files at the gate's top that its rooms share. */
+const GATE_LEAVES = ["toolkit/gate/_log.ts", "toolkit/gate/_cli.ts"];
+
+/** Each import from a gate room that runs up, sideways or to the top. */
+function gateRoomBreaches(graph: Map<string, string[]>): string[] {
+  const roomOf = (file: string) => {
+    const match = /^toolkit\/gate\/([^/]+)\//.exec(file);
+    return match === null || match[1] === "testdata" ? undefined : match[1];
+  };
+  return [...graph].flatMap(([from, deps]) => {
+    const room = roomOf(from);
+    if (room === undefined) return [];
+    return deps.filter((to) => {
+      if (!to.startsWith("toolkit/gate/")) return false;
+      const target = roomOf(to);
+      if (target === undefined) return !GATE_LEAVES.includes(to);
+      return target !== room && !(GATE_ROOMS[room] ?? []).includes(target);
+    }).map((to) => `${from} -> ${to}`);
+  });
+}
+
+Deno.test("the gate's rooms import down only", async (t) => {
+  await t.step("an import up, sideways or to the top is found", () => {
+    const graph = new Map([
+      ["toolkit/gate/policy/a.ts", ["toolkit/gate/pins/b.ts"]],
+      ["toolkit/gate/audit/c.ts", ["toolkit/gate/upstream/d.ts"]],
+      ["toolkit/gate/upstream/e.ts", ["toolkit/gate/_relay.ts"]],
+      ["toolkit/gate/pins/f.ts", [
+        "toolkit/gate/audit/c.ts",
+        "toolkit/gate/_log.ts",
+        "toolkit/policy/mod.ts",
+      ]],
+      ["toolkit/gate/gate.ts", ["toolkit/gate/pins/f.ts"]],
+    ]);
+    assert.deepEqual(gateRoomBreaches(graph), [
+      "toolkit/gate/policy/a.ts -> toolkit/gate/pins/b.ts",
+      "toolkit/gate/audit/c.ts -> toolkit/gate/upstream/d.ts",
+      "toolkit/gate/upstream/e.ts -> toolkit/gate/_relay.ts",
+    ]);
+  });
+
+  await t.step("no file of a room does", async () => {
+    const graph = await localGraph([
+      "toolkit/gate/mod.ts",
+      "toolkit/gate/main.ts",
+    ]);
+    const rooms = new Set(
+      [...graph.keys()].flatMap((file) =>
+        /^toolkit\/gate\/([^/]+)\//.exec(file)?.[1] ?? []
+      ),
+    );
+    assert.deepEqual([...rooms].sort(), Object.keys(GATE_ROOMS).sort());
+    assert.deepEqual(gateRoomBreaches(graph), []);
+  });
 });

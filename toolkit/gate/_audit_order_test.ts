@@ -3,10 +3,10 @@
 
 import assert from "node:assert/strict";
 import { Policy } from "../policy/mod.ts";
-import type { AuditRecord, AuditSink, AuditToolEvent } from "./_audit.ts";
-import { fixedPolicy } from "./_policy_source.ts";
+import type { AuditRecord, AuditSink, AuditToolEvent } from "./audit/_audit.ts";
+import { fixedPolicy } from "./policy/_policy_source.ts";
 import { RunningGate } from "./_running_gate.ts";
-import type { ServerProcess } from "./_server_process.ts";
+import type { ServerProcess } from "./upstream/_server_process.ts";
 import { until } from "../testing/_until.ts";
 import {
   FAKE_COMMAND,

@@ -3,17 +3,23 @@
 // gets its `tools` entry or the `unprobed` decision. Then the call is
 // forwarded, refused, or the user is asked: with `elicitation/create` in a
 // 2025 session, in rounds (_approval_round.ts) from 2026-07-28. Each
-// decided call is one audit line.
+// decided call is one audit line. The steps are methods, in the order a
+// call meets them: #check, #pinsOf, #verdict, then #forward, #refuse (the
+// one way a decided call is refused) or #ask.
 
 import { RPC_ERROR } from "../jsonrpc/mod.ts";
 import { META_PERMISSION_PATTERNS } from "../patterns/probe_meta.ts";
 import { isRecord, jsonType } from "../_util/json_type.ts";
 import { didYouMean } from "../_util/nearest_names.ts";
 import type { ApprovalRound, ApprovalRounds } from "./_approval_round.ts";
-import type { AuditOutcome, AuditRecord, AuditSink } from "./_audit.ts";
-import { toolVerdict, type Verdict, withArguments } from "./_decide.ts";
-import { mappedVerdict, patternVerdict } from "./_mapped_call.ts";
-import { type FlowCall, FlowSession, type FlowVerdict } from "./_flows.ts";
+import type { AuditOutcome, AuditRecord, AuditSink } from "./audit/_audit.ts";
+import { toolVerdict, type Verdict, withArguments } from "./policy/_decide.ts";
+import { mappedVerdict, patternVerdict } from "./policy/_mapped_call.ts";
+import {
+  type FlowCall,
+  FlowSession,
+  type FlowVerdict,
+} from "./policy/_flows.ts";
 import {
   asksForms,
   eraCapabilities,
@@ -31,16 +37,16 @@ import {
   probeParams,
   readProbeAnswer,
 } from "./_pattern_meta.ts";
-import { askedAsNew, type Pins } from "./_pins.ts";
-import type { PolicySource } from "./_policy_source.ts";
+import { askedAsNew, type Pins, type PinState } from "./pins/_pins.ts";
+import type { PolicySource } from "./policy/_policy_source.ts";
 import {
   approvalSchema,
   RememberedApprovals,
   remembersSession,
 } from "./_remembered.ts";
 import type { HostRequest, Relay } from "./_relay.ts";
-import { recordedPatterns } from "./_redact.ts";
-import type { ToolList } from "./_tool_list.ts";
+import { recordedPatterns } from "./policy/_redact.ts";
+import type { ToolList } from "./pins/_tool_list.ts";
 
 /** What a {@linkcode Gatekeeper} decides with. */
 export interface GatekeeperOptions {
@@ -68,6 +74,32 @@ interface Progress {
   unlisted?: boolean;
   /** Whether the call has its audit line already. */
   recorded: boolean;
+}
+
+/** A well-formed call on its way through the decision path. */
+interface Deciding {
+  message: HostRequest;
+  call: PendingCall;
+  params: Record<string, unknown>;
+  name: string;
+  meta: Record<string, unknown> | undefined;
+  /** The call's own revision and capabilities (2026-07-28 hosts). */
+  era: Record<string, unknown> | undefined;
+  /** The round of the gate's own the call answers, once read. */
+  round: ApprovalRound | undefined;
+  started: number;
+  progress: Progress;
+  /** Whether the server's tool list has the tool (known after pins). */
+  listed: boolean;
+}
+
+/** The verdict on a call, and what forwarding it needs. */
+interface Decided {
+  verdict: Verdict;
+  /** The call as the session's flows see it, when the policy has flows. */
+  flowCall: FlowCall | undefined;
+  /** The patterns approved on a forwarded probed call. */
+  approved: readonly string[] | undefined;
 }
 
 /** Decides the host's calls, one {@linkcode PendingCalls} entry each. */
@@ -130,11 +162,78 @@ export class Gatekeeper {
     });
   }
 
+  // The decision path, step by step: check the call, its pins, its
+  // verdict; then forward, refuse or ask. Each step answers the host
+  // itself when the call ends there.
   async #decide(
     message: HostRequest,
     call: PendingCall,
     { started, progress }: { started: number; progress: Progress },
   ): Promise<void> {
+    const c = await this.#check(message, call, { started, progress });
+    if (c === undefined) return;
+    const pinned = await this.#pinsOf(c);
+    if (pinned?.kind === "withheld") {
+      await this.#refuse(c, pinned.refusal, {
+        line: {
+          tool: c.name,
+          patterns: [],
+          decision: "deny",
+          outcome: "withheld",
+          rule: "pins",
+        },
+        lineFirst: true,
+      });
+      return;
+    }
+    const probed = this.#tools.get(c.name)?.probed === true;
+    if (probed && c.meta?.[META_PERMISSION_PATTERNS] === true) {
+      // The host's own probe runs nothing. Any other flag value is decided
+      // as a call (a toolkit server refuses it; no other server may run it
+      // unchecked).
+      this.#forwardCall(call, message, undefined, undefined, false);
+      return;
+    }
+    const decided = await this.#verdict(c, { probed, pinned });
+    if (decided === undefined) return;
+    const { verdict } = decided;
+    if (verdict.decision === "allow") {
+      await this.#forward(c, decided, { outcome: "forwarded" });
+      return;
+    }
+    if (verdict.decision === "deny") {
+      await this.#refuse(c, verdict.denied, {
+        line: this.#lineOf(c, verdict, "denied"),
+      });
+      return;
+    }
+    // An approval lasts for patterns alone, never for a call that its tools
+    // entry or its pins ask about every time; the policy decided first.
+    const current = this.#source.current();
+    const lasting = pinned?.kind !== "ask" && !("flow" in verdict) &&
+      current.mapping.decision(c.name)?.decision !== "ask" &&
+      this.#remembered.canRemember(verdict.patterns, current.policy);
+    if (lasting && this.#remembered.covers(verdict.patterns)) {
+      await this.#forward(c, decided, {
+        outcome: "approved",
+        extra: { rule: "remembered" },
+      });
+      return;
+    }
+    await this.#ask(c, decided, lasting);
+  }
+
+  /**
+   * The first step: a call whose name or arguments are malformed is
+   * answered with an error and ends here (`undefined`); any other goes on
+   * with its revision and, when it answers a round of the gate's own, that
+   * round.
+   */
+  async #check(
+    message: HostRequest,
+    call: PendingCall,
+    { started, progress }: { started: number; progress: Progress },
+  ): Promise<Deciding | undefined> {
     const params = message.params ?? {};
     const name = params.name;
     const meta = isRecord(params._meta) ? params._meta : undefined;
@@ -157,55 +256,65 @@ export class Gatekeeper {
           message: `Invalid params for tools/call: ${malformed}`,
         },
       });
-      return;
+      return undefined;
     }
     // A 2026-07-28 host names its revision and capabilities on every
     // request, not in initialize: the gate's own requests for this call
     // must carry them too, or the server cannot tell what they are.
     const era = eraMeta(meta);
-    const refuse = (text: string) =>
-      this.#relay.answerHost(message.id, { result: refusal(text, era) });
     // A call that answers an earlier round of the gate's own carries the
     // gate's state, which the server must not see.
     progress.tool = name;
-    let round = era !== undefined && params.requestState !== undefined
+    const round = era !== undefined && params.requestState !== undefined
       ? await this.#pending.withCancel(call, this.#rounds.read(name, params))
       : undefined;
+    return {
+      message,
+      call,
+      params,
+      name,
+      meta,
+      era,
+      round,
+      started,
+      progress,
+      listed: true,
+    };
+  }
+
+  /**
+   * The second step: what the tool's pins say of the call, once the
+   * server's tool list knows the tool (or cannot).
+   */
+  async #pinsOf(c: Deciding): Promise<PinState | undefined> {
     // A first list not yet pinned is finished first: its tools are pinned
     // only once it has ended.
-    if (this.#tools.get(name) === undefined || this.#pins?.recording) {
-      await this.#pending.withCancel(call, this.#tools.fetch(era));
+    if (this.#tools.get(c.name) === undefined || this.#pins?.recording) {
+      await this.#pending.withCancel(c.call, this.#tools.fetch(c.era));
     }
     // A tool the server does not list, even in a fresh list, is decided as
     // one without the probe (its tools entry, or unprobed) and, if let
     // through, answered by the server as the server answers it. A tool it
     // hides from its list is never run unchecked.
-    const listed = this.#tools.get(name) !== undefined;
-    progress.unlisted = !listed;
+    c.listed = this.#tools.get(c.name) !== undefined;
+    c.progress.unlisted = !c.listed;
     // A tool that changed since it was pinned is not run, nor probed.
-    const pinned = this.#pins === undefined
+    return this.#pins === undefined
       ? undefined
-      : await this.#pending.withCancel(call, this.#pins.check(name));
-    if (pinned?.kind === "withheld") {
-      progress.recorded = true;
-      await this.#record({
-        tool: name,
-        patterns: [],
-        decision: "deny",
-        outcome: "withheld",
-        rule: "pins",
-      }, started);
-      refuse(pinned.refusal);
-      return;
-    }
-    const probed = this.#tools.get(name)?.probed === true;
-    if (probed && meta?.[META_PERMISSION_PATTERNS] === true) {
-      // The host's own probe runs nothing. Any other flag value is decided
-      // as a call (a toolkit server refuses it; no other server may run it
-      // unchecked).
-      this.#forwardCall(call, message, undefined, undefined, false);
-      return;
-    }
+      : await this.#pending.withCancel(c.call, this.#pins.check(c.name));
+  }
+
+  /**
+   * The third step: the verdict of the policy in force on the call, by its
+   * probed patterns or by its tools entry, templates or `unprobed`; then
+   * tightened by its pins and the session's flows. `undefined` when the
+   * call was answered on the way (refused, or the probe failed).
+   */
+  async #verdict(
+    c: Deciding,
+    { probed, pinned }: { probed: boolean; pinned: PinState | undefined },
+  ): Promise<Decided | undefined> {
+    const { call, message, name, params, era } = c;
     // A policy file saved before this call decides it, however recent.
     const inForce = await this.#pending.withCancel(call, this.#source.fresh());
     const entry = inForce.mapping.decision(name);
@@ -217,24 +326,25 @@ export class Gatekeeper {
       const mapped = await this.#pending.withCancel(
         call,
         mappedVerdict(name, params.arguments, inForce, {
-          listed,
+          listed: c.listed,
           annotations: this.#tools.get(name)?.annotations,
-          ...(listed
+          ...(c.listed
             ? {}
             : { suggestion: didYouMean(name, this.#tools.names()) }),
         }),
       );
       if ("refused" in mapped) {
-        progress.recorded = true;
-        await this.#record({
-          tool: name,
-          patterns: [],
-          decision: "error",
-          outcome: "probe-error",
-          rule: null,
-        }, started);
-        refuse(mapped.refused);
-        return;
+        await this.#refuse(c, mapped.refused, {
+          line: {
+            tool: name,
+            patterns: [],
+            decision: "error",
+            outcome: "probe-error",
+            rule: null,
+          },
+          lineFirst: true,
+        });
+        return undefined;
       }
       verdict = mapped.verdict;
     } else if (entry?.decision === "deny") {
@@ -256,8 +366,8 @@ export class Gatekeeper {
           decision: "error",
           outcome: "probe-error",
           rule: null,
-        }, started);
-        return;
+        }, c.started);
+        return undefined;
       }
       // The policy in force once the patterns are known, after any reload
       // during the probe.
@@ -272,113 +382,152 @@ export class Gatekeeper {
     if (flowCall !== undefined) {
       verdict = this.#flows.tighten(deciding.flows!, flowCall, verdict);
     }
-    progress.verdict = verdict;
-    const record = (
-      outcome: AuditOutcome,
-      extra: Partial<AuditRecord> = {},
-    ) => {
-      progress.recorded = true;
-      return this.#record({
-        tool: name,
-        patterns: verdict.patterns,
-        decision: verdict.decision,
-        outcome,
-        rule: verdict.rule,
-        ...(listed ? {} : { unlisted: true }),
-        ...flowFields(verdict),
-        ...extra,
-      }, started);
+    c.progress.verdict = verdict;
+    return {
+      verdict,
+      flowCall,
+      approved: probed ? verdict.patterns : undefined,
     };
-    // A call forwarded sets off the flows its patterns meet, before the
-    // server can answer it: a call sent after that answer is decided with
-    // them.
-    const forwarded = (line: string | void) => {
-      const flows = this.#source.current().flows;
-      if (flows !== undefined) {
-        this.#flows.forwarded(
-          flows,
-          flowCall ?? {
-            tool: name,
-            patterns: verdict.patterns,
-            unknown: !!verdict.unknown,
-          },
-          line ?? undefined,
-        );
-      }
-    };
-    const approved = probed ? verdict.patterns : undefined;
-    if (verdict.decision === "allow") {
-      // On disk before the server sees the call: a gate killed in between
-      // leaves no call run without its line.
-      forwarded(await record("forwarded"));
-      this.#forwardCall(call, message, approved, round);
-      return;
+  }
+
+  /**
+   * Forwards a call the policy, a remembered approval or the user let
+   * through. Its audit line is on disk before the server sees the call (a
+   * gate killed in between leaves no call run without its line), and the
+   * flows its patterns meet are set off before the server can answer it:
+   * a call sent after that answer is decided with them.
+   */
+  async #forward(
+    c: Deciding,
+    { verdict, flowCall, approved }: Decided,
+    { outcome, extra = {}, remember = false }: {
+      outcome: AuditOutcome;
+      extra?: Partial<AuditRecord>;
+      remember?: boolean;
+    },
+  ): Promise<void> {
+    c.progress.recorded = true;
+    const line = await this.#record(
+      this.#lineOf(c, verdict, outcome, extra),
+      c.started,
+    );
+    const flows = this.#source.current().flows;
+    if (flows !== undefined) {
+      this.#flows.forwarded(
+        flows,
+        flowCall ?? {
+          tool: c.name,
+          patterns: verdict.patterns,
+          unknown: !!verdict.unknown,
+        },
+        line ?? undefined,
+      );
     }
-    if (verdict.decision === "deny") {
-      record("denied");
-      refuse(verdict.denied);
-      return;
-    }
-    // An approval lasts for patterns alone, never for a call that its tools
-    // entry or its pins ask about every time; the policy decided first.
-    const current = this.#source.current();
-    const lasting = pinned?.kind !== "ask" && !("flow" in verdict) &&
-      current.mapping.decision(name)?.decision !== "ask" &&
-      this.#remembered.canRemember(verdict.patterns, current.policy);
-    if (lasting && this.#remembered.covers(verdict.patterns)) {
-      forwarded(await record("approved", { rule: "remembered" }));
-      this.#forwardCall(call, message, approved, round);
-      return;
-    }
+    if (remember) this.#remembered.remember(verdict.patterns);
+    this.#forwardCall(c.call, c.message, approved, c.round);
+  }
+
+  /**
+   * Refuses a call with `text`, as a tool's error result the host's model
+   * reads, after writing its audit `line` (and, with `lineFirst`, once the
+   * line is written). The one way a decided call is refused.
+   */
+  async #refuse(
+    c: Deciding,
+    text: string,
+    { line, lineFirst = false }: {
+      line: Omit<AuditRecord, "time" | "elapsedMs">;
+      lineFirst?: boolean;
+    },
+  ): Promise<void> {
+    c.progress.recorded = true;
+    const written = this.#record(line, c.started);
+    if (lineFirst) await written;
+    this.#relay.answerHost(c.message.id, { result: refusal(text, c.era) });
+  }
+
+  /**
+   * Asks the user about a call the verdict asks about: in rounds for a
+   * 2026-07-28 host, with `elicitation/create` in a session; the call is
+   * forwarded once accepted, refused otherwise, and refused at once when
+   * the host cannot ask.
+   */
+  async #ask(c: Deciding, decided: Decided, lasting: boolean): Promise<void> {
+    const { verdict } = decided;
     // A 2026-07-28 host declares its capabilities on each request, and is
     // asked in rounds: the question is this call's answer.
-    const stateless = isStateless(era);
+    const stateless = isStateless(c.era);
     const canAsk = stateless
-      ? asksForms(eraCapabilities(era))
+      ? asksForms(eraCapabilities(c.era))
       : this.#hostCanElicit;
     if (!canAsk) {
-      record("refused");
-      refuse(verdict.cannotAsk);
+      await this.#refuse(c, verdict.cannotAsk, {
+        line: this.#lineOf(c, verdict, "refused"),
+      });
       return;
     }
-    const question = withArguments(verdict.question, params.arguments);
+    const question = withArguments(verdict.question, c.params.arguments);
     let action: string;
     let remember = false;
     if (stateless) {
-      round ??= await this.#pending.withCancel(
-        call,
-        this.#rounds.read(name, params),
+      c.round ??= await this.#pending.withCancel(
+        c.call,
+        this.#rounds.read(c.name, c.params),
       );
-      const answered = round.answer(verdict.patterns);
+      const answered = c.round.answer(verdict.patterns);
       if (answered === undefined) {
         this.#relay.telemetry?.decided({
           ...verdict,
-          patterns: this.#recorded(name, verdict.patterns),
+          patterns: this.#recorded(c.name, verdict.patterns),
           outcome: "asked",
         });
-        this.#relay.answerHost(message.id, {
-          result: round.ask(question, verdict.patterns, {
+        this.#relay.answerHost(c.message.id, {
+          result: c.round.ask(question, verdict.patterns, {
             schema: approvalSchema(lasting, "until the gate stops"),
           }),
         });
         return;
       }
       action = answered;
-      remember = round.remembers;
+      remember = c.round.remembers;
     } else {
-      ({ action, remember } = await this.#elicit(call, question, lasting));
+      ({ action, remember } = await this.#elicit(c.call, question, lasting));
     }
     if (action === "accept") {
       remember &&= lasting;
-      forwarded(
-        await record("approved", remember ? { remember: "session" } : {}),
-      );
-      if (remember) this.#remembered.remember(verdict.patterns);
-      this.#forwardCall(call, message, approved, round);
+      await this.#forward(c, decided, {
+        outcome: "approved",
+        extra: remember ? { remember: "session" } : {},
+        remember,
+      });
       return;
     }
-    record(action === "decline" ? "declined" : "refused");
-    refuse(verdict.declined(action));
+    await this.#refuse(c, verdict.declined(action), {
+      line: this.#lineOf(
+        c,
+        verdict,
+        action === "decline" ? "declined" : "refused",
+      ),
+    });
+  }
+
+  /** The audit line of a call the policy decided. */
+  #lineOf(
+    c: Deciding,
+    verdict: Verdict,
+    outcome: AuditOutcome,
+    extra: Partial<AuditRecord> = {},
+  ): Omit<AuditRecord, "time" | "elapsedMs"> {
+    return {
+      tool: c.name,
+      patterns: verdict.patterns,
+      decision: verdict.decision,
+      outcome,
+      rule: verdict.rule,
+      ...(c.listed ? {} : { unlisted: true }),
+      ...flowFields(verdict),
+      ...extra,
+    };
   }
 
   /**

@@ -9,6 +9,7 @@
 
 import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/mod.ts";
 import { RPC_ERROR } from "../jsonrpc/mod.ts";
+import { PendingRequests } from "../jsonrpc/_pending_requests.ts";
 import { StdioTransport } from "../stdio/mod.ts";
 import { IdSpace } from "./_ids.ts";
 import type { GateTelemetry } from "./_telemetry.ts";
@@ -76,12 +77,6 @@ export interface RelayStreams {
   hostWritable?: WritableStream<Uint8Array>;
 }
 
-/** An answer the gate waits for. */
-interface Pending {
-  resolve: (message: JsonRpcMessage) => void;
-  reject: (error: Error) => void;
-}
-
 /** A request the gate sent, and the promise of its answer. */
 export interface OwnRequest {
   /** The id it went out under. */
@@ -119,8 +114,8 @@ export class Relay {
   // What a forwarded request's params become (RelayHandlers.forwarding).
   #forwarding: RelayHandlers["forwarding"] | undefined;
   // The gate's own requests, by id.
-  #ownToServer = new Map<string, Pending>();
-  #ownToHost = new Map<string, Pending>();
+  #ownToServer = new PendingRequests<string>();
+  #ownToHost = new PendingRequests<string>();
 
   constructor(
     streams: RelayStreams,
@@ -330,9 +325,7 @@ export class Relay {
       return;
     }
     if (this.#hostIds.isOwn(id)) {
-      const pending = this.#ownToHost.get(id);
-      this.#ownToHost.delete(id);
-      pending?.resolve(message);
+      this.#ownToHost.settle(id, message);
       return;
     }
     const original = this.#hostIds.settle(id);
@@ -383,9 +376,7 @@ export class Relay {
       return;
     }
     if (this.#serverIds.isOwn(id)) {
-      const pending = this.#ownToServer.get(id);
-      this.#ownToServer.delete(id);
-      pending?.resolve(message);
+      this.#ownToServer.settle(id, message);
       this.#checkIdle();
       return;
     }
@@ -436,13 +427,9 @@ export class Relay {
   /** Sends a request of the gate's own to the server; it fails once the server has stopped. */
   requestServer(method: string, params: Record<string, unknown>): OwnRequest {
     const id = this.#serverIds.own();
-    const answer = new Promise<JsonRpcMessage>((resolve, reject) => {
-      if (this.#phase === "done") {
-        reject(new Error("The server has stopped"));
-        return;
-      }
-      this.#ownToServer.set(id, { resolve, reject });
-    });
+    const answer = this.#phase === "done"
+      ? Promise.reject(new Error("The server has stopped"))
+      : this.#ownToServer.expect(id);
     const traced = this.telemetry?.own({ to: "server", id, method, params });
     this.toServer({
       jsonrpc: "2.0",
@@ -458,9 +445,7 @@ export class Relay {
   requestHost(method: string, params: Record<string, unknown>): OwnRequest {
     const id = this.#hostIds.own();
     // The host's answer removes it (#hostResponse); nothing else settles it.
-    const answer = new Promise<JsonRpcMessage>((resolve, reject) => {
-      this.#ownToHost.set(id, { resolve, reject });
-    });
+    const answer = this.#ownToHost.expect(id);
     this.telemetry?.own({ to: "host", id, method, params }).until(answer);
     this.toHost({ jsonrpc: "2.0", id, method, params });
     return { id, answer };
@@ -527,10 +512,7 @@ export class Relay {
 
   /** Fails every request of the gate's own still waiting on the server. */
   failOwn(reason: string): void {
-    for (const pending of this.#ownToServer.values()) {
-      pending.reject(new Error(reason));
-    }
-    this.#ownToServer.clear();
+    this.#ownToServer.failAll(reason);
     this.#checkIdle();
   }
 

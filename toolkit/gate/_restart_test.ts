@@ -4,9 +4,9 @@
 
 import assert from "node:assert/strict";
 import { Policy } from "../policy/mod.ts";
-import { fixedPolicy } from "./_policy_source.ts";
+import { fixedPolicy } from "./policy/_policy_source.ts";
 import { RunningGate } from "./_running_gate.ts";
-import type { ServerProcess } from "./_server_process.ts";
+import type { ServerProcess } from "./upstream/_server_process.ts";
 import { hostStreams } from "./testdata/host_streams.ts";
 
 const encoder = new TextEncoder();

@@ -5,18 +5,18 @@
 
 import { RPC_ERROR } from "../jsonrpc/mod.ts";
 import { ApprovalRounds } from "./_approval_round.ts";
-import type { AuditSink } from "./_audit.ts";
+import type { AuditSink } from "./audit/_audit.ts";
 import { Gatekeeper } from "./_gatekeeper.ts";
 import { messageOf } from "./_log.ts";
 import { PendingCalls } from "./_pending_calls.ts";
-import type { Pins } from "./_pins.ts";
-import type { PolicySource } from "./_policy_source.ts";
+import type { Pins } from "./pins/_pins.ts";
+import type { PolicySource } from "./policy/_policy_source.ts";
 import { Relay } from "./_relay.ts";
 import { ServerRoots } from "./_roots.ts";
-import type { ServerProcess } from "./_server_process.ts";
-import { serverExit, stopServer } from "./_shutdown.ts";
+import type { ServerProcess } from "./upstream/_server_process.ts";
+import { serverExit, stopServer } from "./upstream/_shutdown.ts";
 import type { GateTelemetry } from "./_telemetry.ts";
-import { ToolList } from "./_tool_list.ts";
+import { ToolList } from "./pins/_tool_list.ts";
 
 /** How long answers still in the server's pipe are awaited once it exited. */
 const DRAIN_MS = 1000;

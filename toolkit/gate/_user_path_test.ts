@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { takeTypedIn, TYPED_IN, userPath } from "./_user_path.ts";
-import { AuditLog } from "./_audit.ts";
+import { AuditLog } from "./audit/_audit.ts";
 
 const ROOT_CONFIG = new URL("../../deno.json", import.meta.url).pathname;
 const MAIN = new URL("./main.ts", import.meta.url).pathname;

@@ -9,27 +9,27 @@ import type { Decision } from "../policy/mod.ts";
 import { Policy } from "../policy/mod.ts";
 import { loadFdPipes } from "../stdio/_fd_pipe.ts";
 import { isRecord } from "../_util/json_type.ts";
-import { AuditLog, type AuditSandboxEvent } from "./_audit.ts";
+import { AuditLog, type AuditSandboxEvent } from "./audit/_audit.ts";
 import { messageOf, stderrLog } from "./_log.ts";
-import { GatePolicyError, parseToolDecisions } from "./policy_file.ts";
-import { type ServerProcess, spawnServer } from "./_server_process.ts";
+import { GatePolicyError, parseToolDecisions } from "./policy/policy_file.ts";
+import { type ServerProcess, spawnServer } from "./upstream/_server_process.ts";
 import {
   fixedPolicy,
   type PolicySource,
   watchPolicy,
-} from "./_policy_source.ts";
+} from "./policy/_policy_source.ts";
 import { RunningGate } from "./_running_gate.ts";
-import { connectHttpServer } from "./_http_server.ts";
-import { Pins, pinsInPolicy } from "./_pins.ts";
+import { connectHttpServer } from "./upstream/_http_server.ts";
+import { Pins, pinsInPolicy } from "./pins/_pins.ts";
 import { APPROVAL_TTL_MS } from "./_approval_round.ts";
 import type { GateTelemetry } from "./_telemetry.ts";
-import type { GatePolicy } from "./policy_file.ts";
-import { describeFence, type FenceInput } from "./_fence.ts";
+import type { GatePolicy } from "./policy/policy_file.ts";
+import { describeFence, type FenceInput } from "./upstream/_fence.ts";
 import {
   sandboxCommand,
   type SandboxedCommand,
   SandboxError,
-} from "./_sandbox.ts";
+} from "./upstream/_sandbox.ts";
 
 const DECISIONS: readonly Decision[] = ["allow", "ask", "deny"];
 

@@ -3,11 +3,11 @@
 // `finished` (see gate.ts). Stdout carries JSON-RPC only.
 
 import { parseCommandLine, USAGE, UsageError } from "./_cli.ts";
-import { auditCommand } from "./_audit_command.ts";
-import { pinsCommand } from "./_pins_command.ts";
-import { casesCommand } from "./_cases_command.ts";
-import { replayCommand } from "./_replay_command.ts";
-import { sandboxCommand } from "./_sandbox_command.ts";
+import { auditCommand } from "./audit/_audit_command.ts";
+import { pinsCommand } from "./pins/_pins_command.ts";
+import { casesCommand } from "./policy/_cases_command.ts";
+import { replayCommand } from "./audit/_replay_command.ts";
+import { sandboxCommand } from "./upstream/_sandbox_command.ts";
 import { startGate } from "./gate.ts";
 import { takeTypedIn, userPath } from "./_user_path.ts";
 

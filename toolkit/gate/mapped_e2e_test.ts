@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { callTool, startGateProcess, textOf } from "./testdata/gate_process.ts";
 import { until } from "../testing/_until.ts";
-import { PRESETS } from "./_presets.ts";
+import { PRESETS } from "./policy/_presets.ts";
 
 const FILESYSTEM = "npm:@modelcontextprotocol/server-filesystem@2026.8.31";
 

@@ -47,4 +47,4 @@ export {
   type GatePolicy,
   GatePolicyError,
   parseGatePolicy,
-} from "./policy_file.ts";
+} from "./policy/policy_file.ts";

@@ -10,8 +10,8 @@ import {
   startGateProcess,
   textOf,
 } from "./testdata/gate_process.ts";
-import { verifyAudit } from "./_audit_verify.ts";
-import { parseGatePolicy } from "./policy_file.ts";
+import { verifyAudit } from "./audit/_audit_verify.ts";
+import { parseGatePolicy } from "./policy/policy_file.ts";
 
 const SERVER = [
   Deno.execPath(),

@@ -15,7 +15,7 @@ import {
   textOf,
 } from "./testdata/gate_process.ts";
 import { until } from "../testing/_until.ts";
-import { findBwrap, INSTALL_LINE } from "./_sandbox.ts";
+import { findBwrap, INSTALL_LINE } from "./upstream/_sandbox.ts";
 
 const FILESYSTEM = "npm:@modelcontextprotocol/server-filesystem@2026.8.31";
 const ROGUE = new URL("./testdata/rogue_server.ts", import.meta.url).pathname;

