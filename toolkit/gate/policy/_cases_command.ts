@@ -6,9 +6,9 @@
 
 import type { Decision } from "../../policy/mod.ts";
 import { isRecord, typeName } from "../../_util/json_type.ts";
-import { formatForPath, parse } from "../../../validate/mod.ts";
+import { parse } from "../../../validate/mod.ts";
+import { readSettingsFile } from "./_settings_file.ts";
 import { locateField } from "./_locate.ts";
-import { messageOf } from "../_log.ts";
 import {
   decidedBy,
   loadPolicy,
@@ -145,21 +145,9 @@ async function readCases(
   }
   | { problem: string }
 > {
-  const format = formatForPath(path);
-  if (
-    format === undefined || !["json", "jsonc", "yaml", "toml"].includes(format)
-  ) {
-    return {
-      problem:
-        `cannot tell the format from the file name: ${shown} (expected .json, .jsonc, .yaml, .yml or .toml)`,
-    };
-  }
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (error) {
-    return { problem: `${shown}: ${messageOf(error)}` };
-  }
+  const file = await readSettingsFile(path, shown);
+  if ("problem" in file) return file;
+  const { text, format } = file;
   const parsed = parse(text, format);
   const first = parsed.diagnostics.find((d) => d.severity === "error") ??
     parsed.diagnostics[0];

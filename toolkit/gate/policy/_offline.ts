@@ -12,7 +12,7 @@ import {
   type PolicyInForce,
   policyInForce,
 } from "./_policy_source.ts";
-import { formatForPath } from "../../../validate/mod.ts";
+import { readSettingsFile } from "./_settings_file.ts";
 import { messageOf } from "../_log.ts";
 
 /** A call as a case or an audit line gives it. */
@@ -109,19 +109,9 @@ export async function loadPolicy(
   path: string,
   shown: string,
 ): Promise<PolicyInForce | { problem: string }> {
-  const format = formatForPath(path);
-  if (format === undefined || !POLICY_FORMATS.includes(format)) {
-    return {
-      problem:
-        `cannot tell the format from the file name: ${shown} (expected .json, .jsonc, .yaml, .yml or .toml)`,
-    };
-  }
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (error) {
-    return { problem: `${shown}: ${messageOf(error)}` };
-  }
+  const file = await readSettingsFile(path, shown);
+  if ("problem" in file) return file;
+  const { text, format } = file;
   try {
     return policyInForce(parsePolicyText(text, format), {
       unprobed: "ask",
@@ -136,5 +126,3 @@ export async function loadPolicy(
     };
   }
 }
-
-const POLICY_FORMATS: readonly string[] = ["json", "jsonc", "yaml", "toml"];

@@ -12,7 +12,8 @@ import {
   watchConfig,
 } from "../../../configreload/mod.ts";
 import type { Decision, Policy } from "../../policy/mod.ts";
-import { type Format, formatForPath, parse } from "../../../validate/mod.ts";
+import { type Format, parse } from "../../../validate/mod.ts";
+import { settingsFormat } from "./_settings_file.ts";
 import { GatePolicyError, parseGatePolicy } from "./policy_file.ts";
 import type { GatePolicy } from "./policy_file.ts";
 import { locateField } from "./_locate.ts";
@@ -68,7 +69,6 @@ const RACY_MS = 2000;
 const RACY_FINE_MS = 50;
 /** A policy file up to this size is compared by its bytes, without configreload's reload. */
 const COMPARED_BYTES = 1024 * 1024;
-const FILE_FORMATS: readonly Format[] = ["json", "jsonc", "yaml", "toml"];
 
 /** A source that always answers the same. */
 export function fixedPolicy(
@@ -142,11 +142,9 @@ export async function watchPolicy(
   path: string,
   options: WatchPolicyOptions,
 ): Promise<PolicySource> {
-  const format = formatForPath(path);
-  if (format === undefined || !FILE_FORMATS.includes(format)) {
-    throw new TypeError(
-      `Cannot load the policy: cannot tell the format from the file name: ${path} (expected .json, .jsonc, .yaml, .yml or .toml)`,
-    );
+  const format = settingsFormat(path);
+  if (typeof format !== "string") {
+    throw new TypeError(`Cannot load the policy: ${format.problem}`);
   }
   const debounceMs = options.debounceMs ?? DEBOUNCE_MS;
   let watcher: ConfigWatcher<GatePolicy>;
