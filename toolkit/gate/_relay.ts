@@ -16,6 +16,12 @@ import type { GateTelemetry } from "./_telemetry.ts";
 
 /** How much of an id a log line quotes: a server chooses its length. */
 const ID_IN_LOG = 80;
+/**
+ * Dropped answers said one line each, then one line per this many: a
+ * server that sprays answers must not flood the host's stderr.
+ */
+const DROPS_SAID_EACH = 10;
+const DROPS_PER_LINE = 1000;
 
 /** A request from the host. */
 export type HostRequest = Extract<
@@ -93,6 +99,7 @@ export class Relay {
   #host: StdioTransport;
   #server: StdioTransport;
   #log: (line: string) => void;
+  #drops = 0;
   #phase: Phase = "running";
   #endServer!: () => void;
   #serverEnded: Promise<void>;
@@ -386,11 +393,7 @@ export class Relay {
       // Not a request the gate forwarded and still waits on: one cancelled
       // or answered already, or a call still being decided (never sent).
       // A host would take it for the answer, unreviewed: it is dropped.
-      this.#log(
-        `dropped an answer from the server under id ${
-          describeId(id)
-        }: no request forwarded under that id waits for it`,
-      );
+      this.#dropped(id);
       return;
     }
     this.#forwarded.delete(id);
@@ -497,6 +500,26 @@ export class Relay {
   /** Resolves once the last message to the server has been written. */
   flushed(): Promise<unknown> {
     return this.#lastServerSend;
+  }
+
+  /** Says that an answer under `id` was dropped: each of the first few, then a count. */
+  #dropped(id: JsonRpcId): void {
+    const drops = ++this.#drops;
+    if (drops <= DROPS_SAID_EACH) {
+      this.#log(
+        `dropped an answer from the server under id ${
+          describeId(id)
+        }: no request forwarded under that id waits for it${
+          drops === DROPS_SAID_EACH
+            ? ` (further ones are counted, a line per ${DROPS_PER_LINE})`
+            : ""
+        }`,
+      );
+    } else if ((drops - DROPS_SAID_EACH) % DROPS_PER_LINE === 0) {
+      this.#log(
+        `dropped ${DROPS_PER_LINE} more answers from the server that no request waits for (${drops} in all)`,
+      );
+    }
   }
 
   // ---- the end ---------------------------------------------------------
