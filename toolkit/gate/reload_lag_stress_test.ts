@@ -1,8 +1,9 @@
 // A policy saved while calls stream through the gate, with the audit log in
 // the policy's folder (as in the docs' host example): every audit line is a
 // file-system event next to the policy, and none of them may hold the reload
-// back. Every call sent after the save is decided by the new policy: the
-// gate looks at the file before each decision (issue 27, finding 17).
+// back. Every call sent CHECK_EVERY_MS or more after the save is decided by
+// the new policy: the gate looks at the file before each decision, a check
+// shared by the calls within that bound (issue 27, finding 17).
 
 import assert from "node:assert/strict";
 import {
@@ -12,6 +13,15 @@ import {
   writeAtomic,
 } from "./testdata/gate_process.ts";
 import { until } from "../testing/_until.ts";
+import { CHECK_EVERY_MS } from "./policy/_policy_source.ts";
+
+/**
+ * Resolves once the documented bound has passed since now: the contract
+ * under test ("a call sent this long after a save"), not a wait for an event.
+ */
+function pastTheBound(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, CHECK_EVERY_MS + 1));
+}
 
 Deno.test("gate decides every call sent after a save by the saved policy while audit lines are written beside it", async () => {
   const dir = await Deno.makeTempDir();
@@ -57,7 +67,9 @@ Deno.test("gate decides every call sent after a save by the saved policy while a
       await deniedSince(saved);
       stop = true;
       await flood;
-      const stale = calls.filter((c) => c.sentAt >= saved && !c.denied);
+      const stale = calls.filter((c) =>
+        c.sentAt >= saved + CHECK_EVERY_MS && !c.denied
+      );
       const lastStale = Math.max(0, ...stale.map((c) => c.sentAt - saved));
       assert.equal(
         stale.length,
@@ -80,7 +92,7 @@ Deno.test("gate decides every call sent after a save by the saved policy while a
 const DENY = "unprobed: allow\ntools: { plain: deny  }\n";
 const ALLOW = "unprobed: allow\ntools: { plain: allow }\n";
 
-Deno.test("gate decides the call sent right after each of 60 saves by that save", async () => {
+Deno.test("gate decides the call sent just past the bound after each of 60 saves by that save", async () => {
   const dir = await Deno.makeTempDir();
   const policy = `${dir}/policy.yaml`;
   await Deno.writeTextFile(policy, ALLOW);
@@ -107,7 +119,8 @@ Deno.test("gate decides the call sent right after each of 60 saves by that save"
       const [how, save] = Object.entries(saves)[i % 3];
       const deny = i % 2 === 0;
       await save(deny ? DENY : ALLOW);
-      // No wait: the call goes out as soon as the save returns.
+      // The call goes out as soon as the bound has passed.
+      await pastTheBound();
       const answer = await callTool(gate, "plain");
       const denied = answer.result?.isError === true;
       if (denied !== deny) {

@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { parsePolicyText, watchPolicy } from "./_policy_source.ts";
+import {
+  CHECK_EVERY_MS,
+  parsePolicyText,
+  watchPolicy,
+} from "./_policy_source.ts";
 import { until } from "../../testing/_until.ts";
 import {
   callTool,
@@ -143,7 +147,7 @@ Deno.test("docs/gate.md quotes the policy errors the gate gives today", async (t
   });
 });
 
-Deno.test("watchPolicy() fresh() reads a file saved just before, in place and the same size, and keeps the last good policy when it is invalid", async () => {
+Deno.test("watchPolicy() fresh() reads a file saved the bound before, in place and the same size, and keeps the last good policy when it is invalid", async () => {
   const dir = await Deno.makeTempDir();
   const path = `${dir}/p.yaml`;
   const logged: string[] = [];
@@ -161,15 +165,18 @@ Deno.test("watchPolicy() fresh() reads a file saved just before, in place and th
     // them apart.
     for (const unprobed of ["deny ", "allow", "ask  ", "deny "]) {
       await Deno.writeTextFile(path, `unprobed: ${unprobed}\n`);
+      await pastTheBound();
       assert.equal((await source.fresh()).unprobed, unprobed.trim());
     }
     await Deno.writeTextFile(path, "unprobed: never\n");
+    await pastTheBound();
     assert.equal((await source.fresh()).unprobed, "deny");
     assert.ok(
       logged.some((l) => l.includes("never") && l.includes("last good")),
       logged.join("\n"),
     );
     await Deno.writeTextFile(path, "unprobed: allow\n");
+    await pastTheBound();
     assert.equal((await source.fresh()).unprobed, "allow");
     assert.equal(source.current().unprobed, "allow");
   } finally {
@@ -301,4 +308,37 @@ Deno.test("parsePolicyText() places a wrong record choice at its line:column", (
     located("allow: [read:**]\nrecord:\n  run_command: yes\n", "yaml"),
     '3:3: record.run_command: expected "patterns" (recorded whole) or "digests", got "yes"',
   );
+});
+
+/** Resolves once fresh()'s bound has passed since now (the contract under test). */
+function pastTheBound(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, CHECK_EVERY_MS + 1));
+}
+
+Deno.test("watchPolicy() fresh(): calls within the bound share one check and wait for its reload", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/p.yaml`;
+  await Deno.writeTextFile(path, "unprobed: allow\n");
+  const source = await watchPolicy(path, {
+    unprobed: "ask",
+    tools: new Map(),
+    log: () => {},
+    debounceMs: 60_000,
+  });
+  try {
+    await Deno.writeTextFile(path, "unprobed: deny \n");
+    await pastTheBound();
+    // A burst: the first begins the check, the others share it, and every
+    // one is decided by the file as saved.
+    const burst = await Promise.all(
+      Array.from({ length: 20 }, () => source.fresh()),
+    );
+    assert.deepEqual(
+      burst.map((inForce) => inForce.unprobed),
+      Array(20).fill("deny"),
+    );
+  } finally {
+    await source.close();
+    await Deno.remove(dir, { recursive: true });
+  }
 });
