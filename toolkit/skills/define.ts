@@ -3,7 +3,7 @@
 // mistake is an error at start-up and the server only ever serves what a
 // conforming host can load.
 
-import { createHash } from "node:crypto";
+import { sha256HexSync } from "../_util/sha256_hex_sync.ts";
 import { isRecord, jsonType } from "../_util/json_type.ts";
 import { readFrontmatter } from "./_frontmatter.ts";
 import { isTextType, mimeTypeOf } from "./_mime.ts";
@@ -246,7 +246,7 @@ function fileData(
       }`,
     );
   }
-  const digest = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+  const digest = `sha256:${sha256HexSync(bytes)}`;
   return { path, mimeType, bytes, text, digest };
 }
 

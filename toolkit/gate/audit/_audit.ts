@@ -18,8 +18,8 @@ import {
   checkLogEnd,
   countLines,
   readAnchor,
-  sha256Hex,
 } from "./_audit_anchor.ts";
+import { sha256HexSync } from "../../_util/sha256_hex_sync.ts";
 
 /** One line of the audit log for a call. Never an argument value. */
 export interface AuditRecord {
@@ -171,7 +171,7 @@ export class AuditLog implements AuditSink {
       // A line cut short (the gate died while writing it) is closed, so the
       // next one starts on a line of its own; verify reports it.
       if (!complete) await writeAll(file, new Uint8Array([NEWLINE]));
-      const prev = last === undefined ? AUDIT_START : sha256Hex(last);
+      const prev = last === undefined ? AUDIT_START : sha256HexSync(last);
       const end = { lines: 0, bytes: 0, last: prev };
       if (anchorPath !== undefined) {
         if (lines === undefined) {
@@ -214,7 +214,7 @@ export class AuditLog implements AuditSink {
       const line = this.#encoder.encode(
         JSON.stringify({ ...record, prev: this.#prev }),
       );
-      const digest = sha256Hex(line);
+      const digest = sha256HexSync(line);
       // The anchor names the line before it is written and the new end
       // after, so that a gate killed in between leaves them in step.
       this.#anchor(digest);

@@ -16,7 +16,7 @@
 // anchor for each step cost 200 to 500 µs a line on ext4, which flushes a
 // file replaced so; the write in place costs about 10.)
 
-import { createHash } from "node:crypto";
+import { sha256HexSync } from "../../_util/sha256_hex_sync.ts";
 import { isRecord } from "../../_util/json_type.ts";
 
 /** What the anchor says about the end of its log. */
@@ -40,11 +40,6 @@ export class AnchorError extends Error {
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
-
-/** Hex SHA-256 of `bytes`, at once. */
-export function sha256Hex(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
-}
 
 /** Reads the anchor at `path`; `undefined` when there is no such file. */
 export async function readAnchor(
@@ -161,7 +156,9 @@ export function anchorProblem(
         `missing: the log has ${count} lines and its anchor says ${anchor.lines}: lines were cut off its end`,
     };
   }
-  const last = anchor.lines === 0 ? start : sha256Hex(lines[anchor.lines - 1]);
+  const last = anchor.lines === 0
+    ? start
+    : sha256HexSync(lines[anchor.lines - 1]);
   let bytes = 0;
   for (let i = 0; i < anchor.lines; i++) bytes += lines[i].length + 1;
   if (last !== anchor.last || bytes !== anchor.bytes) {
@@ -176,7 +173,7 @@ export function anchorProblem(
   if (extra === 0) return undefined;
   if (
     extra === 1 && anchor.next !== undefined &&
-    sha256Hex(lines[count - 1]) === anchor.next
+    sha256HexSync(lines[count - 1]) === anchor.next
   ) {
     // The gate stopped between writing the line and the anchor's new end.
     return undefined;
@@ -247,7 +244,7 @@ export async function checkLogEnd(
       }
     }
     const line = region.subarray(lineStart, anchor.bytes - 1 - from);
-    if (sha256Hex(line) !== anchor.last) {
+    if (sha256HexSync(line) !== anchor.last) {
       throw differs(
         `line ${anchor.lines} is not the line the anchor recorded: the log was edited`,
       );
@@ -263,7 +260,7 @@ export async function checkLogEnd(
     // (which `audit verify` reports as such).
     (newline === -1 ||
       (newline === rest.length - 1 &&
-        sha256Hex(rest.subarray(0, newline)) === anchor.next));
+        sha256HexSync(rest.subarray(0, newline)) === anchor.next));
   if (!pending) {
     throw differs(`lines were added after line ${anchor.lines}`);
   }

@@ -5,7 +5,8 @@
 
 import assert from "node:assert/strict";
 import { AuditLog, type AuditRecord } from "./_audit.ts";
-import { AnchorError, readAnchor, sha256Hex } from "./_audit_anchor.ts";
+import { AnchorError, readAnchor } from "./_audit_anchor.ts";
+import { sha256HexSync as sha256Hex } from "../../_util/sha256_hex_sync.ts";
 import { verifyAudit } from "./_audit_verify.ts";
 
 const encode = (text: string) => new TextEncoder().encode(text);

@@ -7,7 +7,8 @@
 // policy.
 
 import { isRecord } from "../../_util/json_type.ts";
-import { type AuditAnchor, readAnchor, sha256Hex } from "./_audit_anchor.ts";
+import { type AuditAnchor, readAnchor } from "./_audit_anchor.ts";
+import { sha256HexSync } from "../../_util/sha256_hex_sync.ts";
 import { verifyAudit } from "./_audit_verify.ts";
 import { messageOf } from "../_log.ts";
 import {
@@ -129,7 +130,7 @@ async function replay(
     }
     const decided = await session.decide(call);
     // The session's history is what ran, as the log says.
-    if (RAN.includes(outcome)) session.ran(decided.call, sha256Hex(raw));
+    if (RAN.includes(outcome)) session.ran(decided.call, sha256HexSync(raw));
     if (decided.decision === decision) continue;
     counts.changed++;
     console.log(

@@ -5,7 +5,7 @@
 // decided by the old policy, so the file's identity is checked before each
 // decision and a changed file read then.
 
-import { createHash } from "node:crypto";
+import { sha256HexSync } from "../../_util/sha256_hex_sync.ts";
 import {
   ConfigError,
   type ConfigWatcher,
@@ -311,7 +311,7 @@ class FileIdentity {
 function digestOf(path: string, stat: Deno.FileInfo): string | undefined {
   if (!stat.isFile || stat.size > COMPARED_BYTES) return undefined;
   try {
-    return createHash("sha256").update(Deno.readFileSync(path)).digest("hex");
+    return sha256HexSync(Deno.readFileSync(path));
   } catch {
     return undefined;
   }

@@ -8,7 +8,7 @@
 // a template or a probe's answer. The decision always uses the whole
 // patterns; only what is written down changes.
 
-import { createHash } from "node:crypto";
+import { sha256HexSync } from "../../_util/sha256_hex_sync.ts";
 import {
   isPatternVerb,
   targetKind,
@@ -104,7 +104,7 @@ function choiceFor(
 }
 
 function redacted(pattern: string): string {
-  const digest = createHash("sha256").update(pattern).digest("hex");
+  const digest = sha256HexSync(pattern);
   return `[redacted sha256:${digest.slice(0, DIGEST_HEX)}]`;
 }
 

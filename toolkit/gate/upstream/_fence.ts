@@ -20,7 +20,7 @@
 // - the network is unshared unless an allow or ask `net:` rule exists.
 // Globs inside a segment (`deny: read:**/*.key`) stay the policy's job.
 
-import { createHash } from "node:crypto";
+import { sha256HexSync } from "../../_util/sha256_hex_sync.ts";
 import {
   dirname,
   isAbsolute,
@@ -259,7 +259,7 @@ export function fenceDigest(fence: Fence): string {
     network: fence.network.shared,
     env: Object.keys(fence.env).sort(),
   });
-  return `sha256:${createHash("sha256").update(canonical).digest("hex")}`;
+  return `sha256:${sha256HexSync(canonical)}`;
 }
 
 /** The fence as lines for a person: mounts, network, environment names, notes. */
