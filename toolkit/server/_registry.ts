@@ -9,6 +9,7 @@ import {
   toJsonSchema,
 } from "../schema.ts";
 import { jsonType } from "../_util/json_type.ts";
+import { EXPOSED_NAME } from "../_util/mount_names.ts";
 import { checkIcons } from "./_icons.ts";
 import { answersProbes } from "../patterns/_probe_mark.ts";
 import { META_SUPPORTS_PERMISSION_PATTERNS } from "../patterns/probe_meta.ts";
@@ -18,8 +19,6 @@ import type { RequestExtra } from "./_session_types.ts";
 import type { CallToolResult } from "../result/result.ts";
 import type { ListedTool, ToolDefinition } from "./tool.ts";
 import { checkTaskOption, type TaskMode } from "./_task_checks.ts";
-
-const TOOL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 
 const EMPTY_INPUT: JsonSchema = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
@@ -215,7 +214,7 @@ function prepare(def: ToolDefinition, updating?: string): RegisteredTool {
     );
   }
   const name = def.name;
-  if (typeof name !== "string" || !TOOL_NAME.test(name)) {
+  if (typeof name !== "string" || !EXPOSED_NAME.test(name)) {
     throw new TypeError(
       `${action}: invalid name ${
         JSON.stringify(name)
