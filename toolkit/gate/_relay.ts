@@ -10,6 +10,7 @@
 import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/mod.ts";
 import { RPC_ERROR } from "../jsonrpc/mod.ts";
 import { PendingRequests } from "../jsonrpc/_pending_requests.ts";
+import type { MessageTransport } from "../jsonrpc/_message_channel.ts";
 import { StdioTransport } from "../stdio/mod.ts";
 import { IdSpace } from "./_ids.ts";
 import type { GateTelemetry } from "./_telemetry.ts";
@@ -81,6 +82,8 @@ export interface RelayStreams {
   hostReadable?: ReadableStream<Uint8Array>;
   /** The host's answers; this process's stdout when absent. */
   hostWritable?: WritableStream<Uint8Array>;
+  /** The host as a connection of parsed messages, instead of the streams. */
+  host?: MessageTransport;
 }
 
 /** A request the gate sent, and the promise of its answer. */
@@ -96,8 +99,8 @@ export class Relay {
   /** What each host request is traced with, when telemetry is on. */
   readonly telemetry: GateTelemetry | undefined;
 
-  #host: StdioTransport;
-  #server: StdioTransport;
+  #host: MessageTransport;
+  #server: MessageTransport;
   #log: (line: string) => void;
   #drops = 0;
   #phase: Phase = "running";
@@ -135,7 +138,7 @@ export class Relay {
     this.#server = serverTransport(streams);
     // Without streams, the host is this process's stdin and stdout, which
     // StdioTransport reads and writes on the event loop when they are pipes.
-    this.#host = new StdioTransport({
+    this.#host = streams.host ?? new StdioTransport({
       readable: streams.hostReadable,
       writable: streams.hostWritable,
     });

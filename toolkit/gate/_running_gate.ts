@@ -16,6 +16,7 @@ import { ServerRoots } from "./_roots.ts";
 import type { ServerProcess } from "./upstream/_server_process.ts";
 import { serverExit, stopServer } from "./upstream/_shutdown.ts";
 import type { GateTelemetry } from "./_telemetry.ts";
+import type { MessageTransport } from "../jsonrpc/_message_channel.ts";
 import { ToolList } from "./pins/_tool_list.ts";
 
 /** How long answers still in the server's pipe are awaited once it exited. */
@@ -40,6 +41,8 @@ export interface RunningGateOptions {
   readable?: ReadableStream<Uint8Array>;
   /** The host's answers; this process's stdout when absent. */
   writable?: WritableStream<Uint8Array>;
+  /** The host as a connection of parsed messages, instead of the streams. */
+  host?: MessageTransport;
   /** What each host request is traced with, when telemetry is on. */
   telemetry?: GateTelemetry;
 }
@@ -87,6 +90,7 @@ export class RunningGate {
         serverWritable: child.stdin,
         hostReadable: options.readable,
         hostWritable: options.writable,
+        host: options.host,
       },
       options.log,
       { telemetry: options.telemetry },
