@@ -13,7 +13,7 @@ Deno.test("messageChannel() delivers in order, after start, then the end", async
   await a.close();
   // Nothing arrives before the receiving end starts.
   await Promise.resolve();
-  assert.deepEqual(got, []);
+  assert.equal(got.length, 0);
   await b.start();
   await ended.promise;
   assert.deepEqual(got.map((m) => "method" in m && m.method), ["one", "two"]);
