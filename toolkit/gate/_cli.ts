@@ -2,7 +2,8 @@
 //   gate --policy FILE [--audit FILE [--audit-anchor FILE]]
 //        [--unprobed allow|ask|deny]
 //        [--pins FILE] [--new-tools allow|ask|deny] [--sandbox]
-//        (-- COMMAND [ARGS...] | --url URL [--header 'Name: value']...)
+//        [-- COMMAND [ARGS...] | --url URL [--header 'Name: value']...]
+//   (neither for a policy that names its servers)
 
 import type { Decision } from "../policy/mod.ts";
 
@@ -10,6 +11,7 @@ import type { Decision } from "../policy/mod.ts";
 export const USAGE =
   `Usage: deno run -A toolkit/gate/main.ts --policy FILE [options] -- COMMAND [ARGS...]
        deno run -A toolkit/gate/main.ts --policy FILE [options] --url URL [--header 'Name: value']...
+       deno run -A toolkit/gate/main.ts --policy FILE [options]   (a policy with servers:)
        deno run -A toolkit/gate/main.ts sandbox --policy FILE -- COMMAND [ARGS...]
        deno run -A toolkit/gate/main.ts audit verify FILE [--anchor ANCHOR]
        deno run -A toolkit/gate/main.ts test CASES --policy FILE
@@ -18,9 +20,10 @@ export const USAGE =
        deno run -A toolkit/gate/main.ts pins accept FILE TOOL@DIGEST...
        deno run -A toolkit/gate/main.ts pins accept FILE [TOOL[@DIGEST]...] (-- COMMAND [ARGS...] | --url URL [--header 'Name: value']...)
 
-Runs the MCP server COMMAND (or speaks to the one at URL) behind a policy:
-each tools/call is probed for its permission patterns and allowed, refused,
-or asked of the user.
+Runs the MCP server COMMAND (or speaks to the one at URL, or runs every
+server the policy's servers: names, as one) behind a policy: each
+tools/call is probed for its permission patterns and allowed, refused, or
+asked of the user.
 
 test decides each case of CASES under the policy, no server started (exit 0
 when every case holds, 1 on a miss, 2 for a bad file); replay lists the calls
@@ -148,11 +151,8 @@ export function parseCommandLine(args: readonly string[]): GateCommandLine {
   if (values["--policy"] === undefined) {
     throw new UsageError("Missing --policy: expected --policy FILE");
   }
-  if (url === undefined && command.length === 0) {
-    throw new UsageError(
-      'Missing the server command: expected it after "--", as in -- deno run -A server.ts (or --url URL)',
-    );
-  }
+  // No command and no URL: the policy must name its servers (servers:),
+  // which only startGate() can tell once it has read the file.
   checkServerChoice(command, url, headers);
   if (sandbox && url !== undefined) {
     throw new UsageError(

@@ -48,14 +48,18 @@ Deno.test("parseCommandLine() reads the options and the command after --", () =>
   );
 });
 
+Deno.test("parseCommandLine() takes a policy alone, for a policy that names its servers", () => {
+  const line = parseCommandLine(["--policy", "gate.yaml"]);
+  assert.equal(line.help, false);
+  if (!line.help) {
+    assert.deepEqual(line.command, []);
+    assert.equal(line.url, undefined);
+  }
+});
+
 Deno.test("parseCommandLine() refuses what it cannot run, saying what was expected", async (t) => {
   const cases: [string[], RegExp][] = [
     [["--", "srv"], /^Missing --policy: expected --policy FILE$/],
-    [
-      ["--policy", "p.yaml"],
-      /^Missing the server command: expected it after "--"/,
-    ],
-    [["--policy", "p.yaml", "--"], /^Missing the server command/],
     [["--policy"], /^--policy needs a value/],
     [["--policy", "--", "srv"], /^--policy needs a value/],
     [["--policy", "a", "--policy", "b", "--", "s"], /^--policy given twice/],

@@ -11,6 +11,7 @@ import { RPC_ERROR } from "../jsonrpc/mod.ts";
 import { META_PERMISSION_PATTERNS } from "../patterns/probe_meta.ts";
 import { isRecord, jsonType } from "../_util/json_type.ts";
 import { didYouMean } from "../_util/nearest_names.ts";
+import { joinName } from "../_util/mount_names.ts";
 import type { ApprovalRound, ApprovalRounds } from "./_approval_round.ts";
 import type { AuditOutcome, AuditRecord, AuditSink } from "./audit/_audit.ts";
 import { toolVerdict, type Verdict, withArguments } from "./policy/_decide.ts";
@@ -62,6 +63,10 @@ export interface GatekeeperOptions {
   rounds: ApprovalRounds;
   /** The tools' pins, when the gate keeps them. */
   pins?: Pins;
+  /** The session's flows, shared by the servers of an aggregate; the gatekeeper's own otherwise. */
+  flows?: FlowSession;
+  /** The server's name and prefix in an aggregate, which questions and refusals name. */
+  server?: { name: string; prefix: string };
 }
 
 /** How far the decision on one call got: what a cancellation audits. */
@@ -116,8 +121,10 @@ export class Gatekeeper {
   // In memory, for this gate's life: its one host's session (a 2026-07-28
   // host has none, so its approvals last as long as the gate process).
   #remembered = new RememberedApprovals();
-  // The flows set off in the same session: the gate's life, as above.
-  #flows = new FlowSession();
+  // The flows set off in the same session: the gate's life, as above
+  // (an aggregate's, across its servers).
+  #flows: FlowSession;
+  #server: { name: string; prefix: string } | undefined;
 
   constructor(relay: Relay, pending: PendingCalls, options: GatekeeperOptions) {
     this.#relay = relay;
@@ -128,6 +135,8 @@ export class Gatekeeper {
     this.#log = options.log;
     this.#rounds = options.rounds;
     this.#pins = options.pins;
+    this.#flows = options.flows ?? new FlowSession();
+    this.#server = options.server;
   }
 
   /** Reads the capabilities of a host's `initialize`: can it be asked? */
@@ -378,7 +387,7 @@ export class Gatekeeper {
     // Rules across calls, only for a policy that has them.
     const flowCall: FlowCall | undefined = deciding.flows === undefined
       ? undefined
-      : { tool: name, patterns: verdict.patterns, unknown: !!verdict.unknown };
+      : this.#flowCall(name, verdict);
     if (flowCall !== undefined) {
       verdict = this.#flows.tighten(deciding.flows!, flowCall, verdict);
     }
@@ -415,11 +424,7 @@ export class Gatekeeper {
     if (flows !== undefined) {
       this.#flows.forwarded(
         flows,
-        flowCall ?? {
-          tool: c.name,
-          patterns: verdict.patterns,
-          unknown: !!verdict.unknown,
-        },
+        flowCall ?? this.#flowCall(c.name, verdict),
         line ?? undefined,
       );
     }
@@ -443,7 +448,9 @@ export class Gatekeeper {
     c.progress.recorded = true;
     const written = this.#record(line, c.started);
     if (lineFirst) await written;
-    this.#relay.answerHost(c.message.id, { result: refusal(text, c.era) });
+    this.#relay.answerHost(c.message.id, {
+      result: refusal(this.#named(text), c.era),
+    });
   }
 
   /**
@@ -466,7 +473,9 @@ export class Gatekeeper {
       });
       return;
     }
-    const question = withArguments(verdict.question, c.params.arguments);
+    const question = this.#named(
+      withArguments(verdict.question, c.params.arguments),
+    );
     let action: string;
     let remember = false;
     if (stateless) {
@@ -509,6 +518,24 @@ export class Gatekeeper {
         action === "decline" ? "declined" : "refused",
       ),
     });
+  }
+
+  /** The call as the session's flows see it: by the name the host calls it. */
+  #flowCall(name: string, verdict: Verdict): FlowCall {
+    const server = this.#server;
+    return {
+      tool: server === undefined ? name : joinName(server.prefix, name),
+      ...(server === undefined ? {} : { server: server.name }),
+      patterns: verdict.patterns,
+      unknown: !!verdict.unknown,
+    };
+  }
+
+  /** `text` for the host, naming the server in an aggregate. */
+  #named(text: string): string {
+    return this.#server === undefined
+      ? text
+      : `Server "${this.#server.name}": ${text}`;
   }
 
   /** The audit line of a call the policy decided. */

@@ -18,6 +18,7 @@ import { serverExit, stopServer } from "./upstream/_shutdown.ts";
 import type { GateTelemetry } from "./_telemetry.ts";
 import type { MessageTransport } from "../jsonrpc/_message_channel.ts";
 import { ToolList } from "./pins/_tool_list.ts";
+import type { FlowSession } from "./policy/_flows.ts";
 
 /** How long answers still in the server's pipe are awaited once it exited. */
 const DRAIN_MS = 1000;
@@ -45,6 +46,17 @@ export interface RunningGateOptions {
   host?: MessageTransport;
   /** What each host request is traced with, when telemetry is on. */
   telemetry?: GateTelemetry;
+  /** The session's flows, shared by the servers of an aggregate. */
+  flows?: FlowSession;
+  /** The server's name and prefix in an aggregate. */
+  server?: { name: string; prefix: string };
+  /**
+   * Whether the gate's end closes the policy source, the audit and the
+   * pins; an aggregate's servers share them and leave them open.
+   *
+   * @default {true}
+   */
+  closeShared?: boolean;
 }
 
 /**
@@ -76,6 +88,7 @@ export class RunningGate {
   // Servers replaced on purpose: their exit is not the gate's end.
   #retired = new WeakSet<ServerProcess>();
   #restarting: Promise<void> = Promise.resolve();
+  #closeShared: boolean;
 
   constructor(child: ServerProcess, options: RunningGateOptions) {
     this.#child = child;
@@ -108,7 +121,10 @@ export class RunningGate {
       log: options.log,
       rounds: new ApprovalRounds({ ttlMs: options.approvalTtlMs }),
       pins: options.pins,
+      flows: options.flows,
+      server: options.server,
     });
+    this.#closeShared = options.closeShared ?? true;
     this.#roots = new ServerRoots(() => options.source.current().mapping.roots);
   }
 
@@ -282,9 +298,11 @@ export class RunningGate {
     this.#pending.failAll(exit.reason, error);
     this.#relay.failOwn(exit.reason);
     await this.#relay.close();
-    await this.#source.close().catch(() => {});
-    await this.#pins?.close();
-    await this.#audit?.close();
+    if (this.#closeShared) {
+      await this.#source.close().catch(() => {});
+      await this.#pins?.close();
+      await this.#audit?.close();
+    }
     this.#resolveFinished(exit.code);
   }
 }

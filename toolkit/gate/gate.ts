@@ -9,27 +9,19 @@ import type { Decision } from "../policy/mod.ts";
 import { Policy } from "../policy/mod.ts";
 import { loadFdPipes } from "../stdio/_fd_pipe.ts";
 import { isRecord } from "../_util/json_type.ts";
-import { AuditLog, type AuditSandboxEvent } from "./audit/_audit.ts";
+import { AuditLog } from "./audit/_audit.ts";
 import { messageOf, stderrLog } from "./_log.ts";
 import { GatePolicyError, parseToolDecisions } from "./policy/policy_file.ts";
-import { type ServerProcess, spawnServer } from "./upstream/_server_process.ts";
 import {
   fixedPolicy,
   type PolicySource,
   watchPolicy,
 } from "./policy/_policy_source.ts";
-import { RunningGate } from "./_running_gate.ts";
-import { connectHttpServer } from "./upstream/_http_server.ts";
+import { startServerGate } from "./_server_gate.ts";
+import { startAggregate } from "./_start_aggregate.ts";
 import { Pins, pinsInPolicy } from "./pins/_pins.ts";
 import { APPROVAL_TTL_MS } from "./_approval_round.ts";
 import type { GateTelemetry } from "./_telemetry.ts";
-import type { GatePolicy } from "./policy/policy_file.ts";
-import { describeFence, type FenceInput } from "./upstream/_fence.ts";
-import {
-  sandboxCommand,
-  type SandboxedCommand,
-  SandboxError,
-} from "./upstream/_sandbox.ts";
 
 const DECISIONS: readonly Decision[] = ["allow", "ask", "deny"];
 
@@ -259,11 +251,11 @@ export async function startGate(
 ): Promise<Gate> {
   const remote = isRecord(options) && typeof options.url === "string";
   if (
-    !Array.isArray(command) || (command.length === 0) !== remote ||
+    !Array.isArray(command) || (remote && command.length > 0) ||
     !command.every((part) => typeof part === "string") || command[0] === ""
   ) {
     throw new TypeError(
-      `Cannot start the gate: expected the server command as a non-empty array of strings (or [] with url), got ${
+      `Cannot start the gate: expected the server command as a non-empty array of strings (or [] with url, or with a policy that names its servers), got ${
         JSON.stringify(command)
       }`,
     );
@@ -358,6 +350,41 @@ export async function startGate(
       );
     }
   }
+  const servers = source.current().file?.servers;
+  const problem = servers !== undefined
+    ? command.length > 0 || remote
+      ? "the policy names its servers (servers:): expected no command and no url"
+      : options.pins !== undefined
+      ? "the policy names its servers (servers:): expected pins in each server's entry, not --pins"
+      : options.sandbox !== undefined
+      ? "the policy names its servers (servers:): expected sandbox in each server's entry"
+      : undefined
+    : command.length === 0 && !remote
+    ? "expected the server command, a url, or a policy that names its servers (servers:)"
+    : undefined;
+  if (problem !== undefined) {
+    await source.close();
+    await audit?.close();
+    throw new TypeError(`Cannot start the gate: ${problem}`);
+  }
+  if (servers !== undefined) {
+    if (options.readable === undefined || options.writable === undefined) {
+      await loadFdPipes();
+    }
+    return await startAggregate(servers, {
+      source,
+      audit,
+      log,
+      policyPath: options.policy as string,
+      defaults: { unprobed, tools },
+      newTools: options.newTools,
+      graceMs,
+      approvalTtlMs,
+      readable: options.readable,
+      writable: options.writable,
+      telemetry,
+    });
+  }
   let pins: Pins | undefined;
   // The command line's --pins, or the policy file's `pins`.
   const pinsPath = options.pins ??
@@ -392,148 +419,29 @@ export async function startGate(
     // before it loads this).
     await loadFdPipes();
   }
-  let child: ServerProcess;
-  let fenced: Fenced | undefined;
   try {
-    fenced = await fenceOf(command, options, source, { remote, log });
-    if (fenced !== undefined) await audit?.write(sandboxEvent(fenced));
-    child = remote
-      ? connectHttpServer(options.url!, { headers: options.headers, log })
-      : fenced !== undefined
-      ? await spawnServer(fenced.command, fenced.env, { replaceEnv: true })
-      : await spawnServer(command, options.env);
+    return await startServerGate(command, {
+      url: options.url,
+      headers: options.headers,
+      env: options.env,
+      sandbox: options.sandbox,
+    }, {
+      source,
+      audit,
+      log,
+      pins,
+      graceMs,
+      approvalTtlMs,
+      readable: options.readable,
+      writable: options.writable,
+      telemetry,
+    });
   } catch (error) {
     await source.close();
     await pins?.close();
     await audit?.close();
-    if (error instanceof SandboxError) throw error;
-    const why = error instanceof Deno.errors.NotFound
-      ? `command not found: ${command[0]}`
-      : messageOf(error);
-    throw new Error(`Cannot start the server: ${why}`);
+    throw error;
   }
-  const gate = new RunningGate(child, {
-    source,
-    audit,
-    log,
-    pins,
-    graceMs,
-    approvalTtlMs,
-    readable: options.readable,
-    writable: options.writable,
-    telemetry,
-  });
-  gate.start();
-  if (fenced !== undefined) {
-    followFence(gate, fenced, { source, audit, log, added: options.env });
-  }
-  return gate;
-}
-
-/** A fenced command, and how the fence is derived from a version of the policy file. */
-interface Fenced extends SandboxedCommand {
-  input: (file: GatePolicy) => FenceInput;
-}
-
-/** The audit's line for a server started in `fenced`'s fence. */
-function sandboxEvent(fenced: SandboxedCommand): AuditSandboxEvent {
-  return {
-    time: new Date().toISOString(),
-    event: "sandbox",
-    digest: fenced.digest,
-    network: fenced.fence.network.shared,
-    writable: fenced.fence.mounts.filter((m) => m.kind === "rw").map((m) =>
-      m.path
-    ),
-  };
-}
-
-/**
- * A reload whose fence differs restarts the server in the new fence, once
- * the calls under way have finished, with lines on stderr and a new
- * `sandbox` line in the audit.
- */
-function followFence(
-  gate: RunningGate,
-  first: Fenced,
-  context: {
-    source: PolicySource;
-    audit: AuditLog | undefined;
-    log: (line: string) => void;
-    added: Record<string, string> | undefined;
-  },
-): void {
-  const { log } = context;
-  let latest = first.digest;
-  context.source.onReload?.((file) => {
-    sandboxCommand(first.input(file), { added: context.added }).then(
-      (next) => {
-        if (next.digest === latest) return;
-        const from = latest;
-        latest = next.digest;
-        log(
-          `sandbox: the reloaded policy's fence differs (${from} -> ${next.digest}): restarting the server once the calls under way finish`,
-        );
-        for (const line of describeFence(next.fence)) log(`sandbox: ${line}`);
-        return gate.restartServer(async () => {
-          const child = await spawnServer(next.command, next.env, {
-            replaceEnv: true,
-          });
-          await context.audit?.write(sandboxEvent(next));
-          log(
-            `sandbox: the server restarted in its new fence (${next.digest})`,
-          );
-          return child;
-        });
-      },
-    ).catch((error) =>
-      log(
-        `sandbox: cannot derive the reloaded policy's fence: ${
-          messageOf(error)
-        }; the server keeps its fence`,
-      )
-    );
-  });
-}
-
-/**
- * The fenced command when the sandbox is on (the option, else the policy
- * file's `sandbox`), logged; `undefined` when it is off.
- */
-async function fenceOf(
-  command: readonly string[],
-  options: GateOptions,
-  source: PolicySource,
-  context: { remote: boolean; log: (line: string) => void },
-): Promise<Fenced | undefined> {
-  const file = source.current().file;
-  const wanted = options.sandbox ?? file?.sandbox;
-  if (!wanted) return undefined;
-  if (context.remote) {
-    throw new SandboxError(
-      "Cannot start the gate: the policy file says sandbox, but a url server cannot be sandboxed: the fence is for a server the gate spawns (run it fenced where it runs)",
-    );
-  }
-  if (file === undefined) {
-    throw new SandboxError(
-      "Cannot start the gate: sandbox needs a policy file: the fence is derived from its rules and roots",
-    );
-  }
-  const input = (from: GatePolicy) => ({
-    rules: from.rules,
-    roots: from.roots ?? [],
-    command,
-    env: [
-      ...(typeof wanted === "object" ? wanted.env ?? [] : []),
-      ...(from.sandbox?.env ?? []),
-      ...Object.keys(options.env ?? {}),
-    ],
-  });
-  const fenced = await sandboxCommand(input(file), { added: options.env });
-  for (const line of describeFence(fenced.fence)) {
-    context.log(`sandbox: ${line}`);
-  }
-  return { ...fenced, input };
 }
 
 /** The gate's telemetry when `on` (by default, under OTEL_DENO=true); only then is the API loaded. */

@@ -28,9 +28,13 @@ Deno.test("gate/main.ts refuses a bad command line with exit 2", async (t) => {
       assert.equal(result.stdout, "");
     });
     await t.step("without a server command", async () => {
+      await Deno.writeTextFile(`${dir}/p.yaml`, 'allow: ["read:**"]\n');
       const result = await runGate(["--policy", `${dir}/p.yaml`]);
       assert.equal(result.code, 2);
-      assert.match(result.stderr, /Missing the server command/);
+      assert.match(
+        result.stderr,
+        /expected the server command, a url, or a policy that names its servers/,
+      );
       assert.equal(result.stderr.trimEnd().split("\n").length, 1);
     });
     await t.step("with a missing policy file", async () => {

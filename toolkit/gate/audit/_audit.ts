@@ -25,7 +25,9 @@ import { sha256HexSync } from "../../_util/sha256_hex_sync.ts";
 export interface AuditRecord {
   /** When the call was decided, ISO 8601. */
   time: string;
-  /** The tool's name; `null` when the call named none (a name that is not a string). */
+  /** The server the call was for, in a gate of many servers; absent otherwise. */
+  server?: string;
+  /** The tool's name (the server's own name for it); `null` when the call named none (a name that is not a string). */
   tool: string | null;
   /** Every pattern of the call; empty for a tool that does not answer probes. */
   patterns: readonly string[];
@@ -51,6 +53,8 @@ export interface AuditRecord {
 export interface AuditToolEvent {
   /** When the gate saw it, ISO 8601. */
   time: string;
+  /** The tool's server, in a gate of many servers; absent otherwise. */
+  server?: string;
   /** `tool-changed` (pinned, now different) or `tool-added` (new since the pins). */
   event: "tool-changed" | "tool-added";
   /** The tool's name. */
@@ -67,6 +71,8 @@ export interface AuditToolEvent {
 export interface AuditSandboxEvent {
   /** When the server was started, ISO 8601. */
   time: string;
+  /** The server, in a gate of many servers; absent otherwise. */
+  server?: string;
   event: "sandbox";
   /** The fence's digest (_fence.ts `fenceDigest`): mounts, network, variable names. */
   digest: string;
@@ -94,7 +100,9 @@ export interface AuditSink {
    * Appends one line; resolves once it is written (or failed, reported),
    * with the line's SHA-256 when the sink knows it.
    */
-  write(record: AuditRecord | AuditToolEvent): Promise<string | void>;
+  write(
+    record: AuditRecord | AuditToolEvent | AuditSandboxEvent,
+  ): Promise<string | void>;
   /** Writes what is queued and closes. */
   close(): Promise<void>;
 }
@@ -112,6 +120,20 @@ export interface AuditLogOptions {
   anchor?: string;
   /** Told when an existing log gets its first anchor. */
   note?: (line: string) => void;
+}
+
+/**
+ * The audit of one server of a gate of many: each line names `server` and
+ * goes to `sink`, which closing this leaves open (the servers share it).
+ */
+export function serverAudit(sink: AuditSink, server: string): AuditSink {
+  return {
+    write: (record) => {
+      const { time, ...rest } = record;
+      return sink.write({ time, server, ...rest } as typeof record);
+    },
+    close: () => Promise.resolve(),
+  };
 }
 
 /** Appends records to a file; a write failure is reported once, and logging goes on. */

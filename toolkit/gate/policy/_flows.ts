@@ -29,6 +29,8 @@ interface FlowList {
  */
 export interface Flow {
   readonly name: string;
+  /** In a gate of many servers: only calls on this server set the flow off. */
+  readonly server?: string;
   readonly after: readonly string[];
   readonly deny: readonly string[];
   readonly ask: readonly string[];
@@ -58,7 +60,10 @@ function compiled(flow: Flow): Compiled {
  *
  * @throws {MappingError} Naming the wrong field (and the column in a rule).
  */
-export function parseFlows(value: unknown): readonly Flow[] {
+export function parseFlows(
+  value: unknown,
+  options: { servers?: readonly string[] } = {},
+): readonly Flow[] {
   if (!Array.isArray(value)) {
     throw new MappingError(
       `expected a list of flows ({ after: [rules], deny: [rules], ask: [rules] }), got ${
@@ -80,17 +85,35 @@ export function parseFlows(value: unknown): readonly Flow[] {
     for (const key of Object.keys(entry)) {
       if (!FLOW_KEYS.includes(key)) {
         throw new MappingError(
-          "unknown key: expected after, deny or ask",
+          options.servers === undefined
+            ? "unknown key: expected after, deny or ask"
+            : "unknown key: expected after, deny, ask or server",
           [...path, key],
         );
       }
     }
     if (entry.server !== undefined) {
-      // Kept for a gate of many servers: one server's gate has no names.
-      throw new MappingError(
-        "this policy names no servers: expected no server in a flow",
-        [...path, "server"],
-      );
+      if (options.servers === undefined) {
+        throw new MappingError(
+          "this policy names no servers: expected no server in a flow",
+          [...path, "server"],
+        );
+      }
+      if (
+        typeof entry.server !== "string" ||
+        !options.servers.includes(entry.server)
+      ) {
+        throw new MappingError(
+          `expected the name of one of the policy's servers (${
+            options.servers.join(", ")
+          }), got ${
+            typeof entry.server === "string"
+              ? JSON.stringify(entry.server)
+              : typeName(entry.server)
+          }`,
+          [...path, "server"],
+        );
+      }
     }
     if (entry.after === undefined) {
       throw new MappingError(
@@ -111,6 +134,7 @@ export function parseFlows(value: unknown): readonly Flow[] {
     };
     const flow: Flow = Object.freeze({
       name: `flows[${index}]`,
+      ...(entry.server === undefined ? {} : { server: entry.server as string }),
       after: Object.freeze([...entry.after as string[]]),
       deny: Object.freeze([...(entry.deny ?? []) as string[]]),
       ask: Object.freeze([...(entry.ask ?? []) as string[]]),
@@ -183,7 +207,10 @@ export interface FlowVerdict extends Verdict {
 
 /** A call as flows see it. */
 export interface FlowCall {
+  /** The tool as the host names it (`files_read_text_file` in an aggregate). */
   tool: string;
+  /** The server the call is for, in a gate of many servers. */
+  server?: string;
   /** The call's patterns, whole. */
   patterns: readonly string[];
   /** Whether the gate cannot know what the call touches (no probe, no templates). */
@@ -216,18 +243,24 @@ export class FlowSession {
     if (this.#full !== undefined) return;
     const unknown = call.unknown || notCanonical(call.patterns);
     for (const flow of flows) {
+      if (flow.server !== undefined && flow.server !== call.server) continue;
       const { after } = compiled(flow);
       if (unknown && after.unprobed) {
-        this.#set(UNPROBED, { tool: call.tool, pattern: undefined, line });
+        this.#set(triggerKey(flow, UNPROBED), {
+          tool: call.tool,
+          pattern: undefined,
+          line,
+        });
       }
       if (call.patterns.length === 0) continue;
       for (const { rule, policy } of after.rules) {
-        if (this.#triggers.has(rule)) continue;
+        const key = triggerKey(flow, rule);
+        if (this.#triggers.has(key)) continue;
         const met = policy.evaluate(call.patterns).patterns.find((p) =>
           p.decision === "deny"
         );
         if (met !== undefined) {
-          this.#set(rule, { tool: call.tool, pattern: met.pattern, line });
+          this.#set(key, { tool: call.tool, pattern: met.pattern, line });
         }
       }
     }
@@ -248,11 +281,11 @@ export class FlowSession {
     if (this.#triggers.size === 0) return undefined;
     const { after } = compiled(flow);
     if (after.unprobed) {
-      const found = this.#triggers.get(UNPROBED);
+      const found = this.#triggers.get(triggerKey(flow, UNPROBED));
       if (found !== undefined) return found;
     }
     for (const { rule } of after.rules) {
-      const found = this.#triggers.get(rule);
+      const found = this.#triggers.get(triggerKey(flow, rule));
       if (found !== undefined) return found;
     }
     return undefined;
@@ -294,6 +327,15 @@ export class FlowSession {
   get full(): boolean {
     return this.#full !== undefined;
   }
+}
+
+/**
+ * What the session remembers a set-off rule by: its text, and for a flow
+ * that watches one server, that server's name (the same rule set off on
+ * another server does not count for it).
+ */
+function triggerKey(flow: Flow, rule: string): string {
+  return flow.server === undefined ? rule : `${flow.server}\u0000${rule}`;
 }
 
 const SEVERITY: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };

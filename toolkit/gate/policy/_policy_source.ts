@@ -126,6 +126,46 @@ export function policyInForce(
   };
 }
 
+/**
+ * The policy that one server of a gate of many (`servers:`) is decided by,
+ * following `source`: its entry's policy in each version of the file. A
+ * version without the entry (a reload removed it) decides by the top level
+ * alone. Closing it leaves `source` open.
+ */
+export function serverPolicy(
+  source: PolicySource,
+  name: string,
+  defaults: { unprobed: Decision; tools: ReadonlyMap<string, Decision> },
+): PolicySource {
+  // One view per version of the file, as watchPolicy keeps one mapping.
+  let viewed: { whole: PolicyInForce; view: PolicyInForce } | undefined;
+  const view = (whole: PolicyInForce): PolicyInForce => {
+    if (
+      viewed !== undefined && viewed.whole.file === whole.file &&
+      viewed.whole.policy === whole.policy
+    ) {
+      return viewed.view;
+    }
+    const entry = whole.file?.servers?.get(name);
+    const view = entry === undefined
+      ? whole
+      : { ...policyInForce(entry.policy, defaults), file: entry.policy };
+    viewed = { whole, view };
+    return view;
+  };
+  return {
+    current: () => view(source.current()),
+    fresh: () => source.fresh().then(view),
+    close: () => Promise.resolve(),
+    ...(source.onReload === undefined ? {} : {
+      onReload: (listener) =>
+        source.onReload!((file) =>
+          listener(file.servers?.get(name)?.policy ?? file)
+        ),
+    }),
+  };
+}
+
 /** Options for {@linkcode watchPolicy}. */
 export interface WatchPolicyOptions {
   /** The decision for unprobed tools when the file does not say. */

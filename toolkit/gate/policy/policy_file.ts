@@ -20,6 +20,7 @@ import {
   parseToolEntries,
 } from "./_tool_mapping.ts";
 import { type Flow, parseFlows } from "./_flows.ts";
+import { parseServers, ServersError } from "./_servers.ts";
 
 /**
  * One flow of a policy file (`flows:`), checked: its place and its lists as
@@ -52,6 +53,7 @@ const KEYS: readonly string[] = [
   "record",
   "flows",
   "sandbox",
+  "servers",
 ];
 const RECORD_CHOICES: readonly string[] = ["patterns", "digests"];
 
@@ -133,6 +135,48 @@ export interface GatePolicy {
    * variables and those named in `env`. `undefined` when off.
    */
   readonly sandbox?: Readonly<{ env: readonly string[] }>;
+  /**
+   * The servers of a gate of many (`servers:`), by name; `undefined` for a
+   * policy of one server.
+   */
+  readonly servers?: ReadonlyMap<string, GateServer>;
+}
+
+/**
+ * One server of a policy's `servers:`, checked: how the gate reaches it and
+ * the policy its calls are decided by (the top level's rules with the
+ * entry's own, and its keys in place of the top level's).
+ *
+ * @example
+ * ```ts
+ * import { parseGatePolicy } from "@forge/toolkit/gate";
+ *
+ * const { servers } = parseGatePolicy({
+ *   allow: ["read:**"],
+ *   servers: {
+ *     files: { command: ["node", "fs.js", "/work"], deny: ["write:**"] },
+ *     web: { url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer ${WEB_TOKEN}" } },
+ *   },
+ * });
+ * servers?.get("files")?.policy.rules.deny; // ["write:**"]
+ * servers?.get("web")?.prefix; // "web"
+ * ```
+ */
+export interface GateServer {
+  /** Its key under `servers:`, which names it in audit lines and errors. */
+  readonly name: string;
+  /** What its tools and prompts are listed under (`<prefix>_<tool>`); `""` lists them as they are. */
+  readonly prefix: string;
+  /** The program and arguments the gate spawns; absent for a `url` server. */
+  readonly command?: readonly string[];
+  /** The Streamable HTTP endpoint the gate speaks to; absent for a spawned one. */
+  readonly url?: string;
+  /** Headers sent to `url`, as written: `${NAME}` is filled from the gate's environment at start. */
+  readonly headers: readonly (readonly [string, string])[];
+  /** Variables added to the spawned server's environment, as written (`${NAME}` as in headers). */
+  readonly env: Readonly<Record<string, string>>;
+  /** The policy its calls are decided by. */
+  readonly policy: GatePolicy;
 }
 
 /**
@@ -153,6 +197,8 @@ export interface GatePolicy {
  * ```
  */
 export class GatePolicyError extends TypeError {
+  /** What is wrong and what was expected, without the field's name. */
+  readonly problem: string;
   /** Keys and indexes from the file's top level to the wrong value. */
   readonly path: readonly (string | number)[];
   /** The 1-based column inside the rule string, for a rule that breaks the grammar. */
@@ -172,6 +218,7 @@ export class GatePolicyError extends TypeError {
   ) {
     super(path.length === 0 ? problem : `${fieldName(path)}: ${problem}`);
     this.name = "GatePolicyError";
+    this.problem = problem;
     this.path = path;
     this.column = column;
   }
@@ -270,7 +317,13 @@ export function parseGatePolicy(value: unknown): GatePolicy {
           [name, list],
         ) => [name, Object.freeze(list.map((t) => t.text))]),
       );
-    const flows = given("flows") ? parseFlows(value.flows) : undefined;
+    const flows = given("flows")
+      ? parseFlows(value.flows, {
+        servers: given("servers") && isRecord(value.servers)
+          ? Object.keys(value.servers)
+          : undefined,
+      })
+      : undefined;
     mapping = {
       ...(flows === undefined || flows.length === 0 ? {} : { flows }),
       tools: entries?.decisions,
@@ -293,6 +346,9 @@ export function parseGatePolicy(value: unknown): GatePolicy {
   const record = value.record ?? undefined;
   const recordMap = record === undefined ? undefined : parseRecord(record);
   const sandbox = parseSandbox(value.sandbox);
+  const servers = given("servers")
+    ? serversOf(value, mapping.flows)
+    : undefined;
   let policy: Policy;
   try {
     policy = new Policy(rules);
@@ -314,7 +370,36 @@ export function parseGatePolicy(value: unknown): GatePolicy {
     ...(pins === undefined ? {} : { pins }),
     ...(recordMap === undefined ? {} : { record: recordMap }),
     ...(sandbox === undefined ? {} : { sandbox }),
+    ...(servers === undefined ? {} : { servers }),
   });
+}
+
+/** The checked `servers:` of a policy file, each entry's policy with the top level's flows. */
+function serversOf(
+  value: Record<string, unknown>,
+  flows: readonly Flow[] | undefined,
+): Map<string, GateServer> {
+  const { servers: _servers, flows: _flows, ...top } = value;
+  try {
+    const entries = parseServers(value.servers, top, {
+      check: parseGatePolicy,
+      explain: (error) => error instanceof GatePolicyError ? error : undefined,
+    });
+    // One session's flows span its servers: every entry decides with the
+    // same flows, so that a call on one sets off what applies on another.
+    return new Map(
+      [...entries].map(([name, entry]) => [
+        name,
+        flows === undefined ? entry : Object.freeze({
+          ...entry,
+          policy: Object.freeze({ ...entry.policy, flows }),
+        }),
+      ]),
+    );
+  } catch (error) {
+    if (!(error instanceof ServersError)) throw error;
+    throw new GatePolicyError(error.problem, error.path, error.column);
+  }
 }
 
 /** Checks `sandbox`: a boolean, or `{ env: [variable names] }`. */

@@ -1,0 +1,136 @@
+// Internal: startGate() for a policy that names its servers. Each entry of
+// `servers:` gets a gate of its own (_server_gate.ts) deciding by the
+// entry's view of the policy (_policy_source.ts serverPolicy), its own
+// pins, its fence, and the audit lines naming it; the flows of the
+// session are one for all of them. The aggregate (_aggregate.ts) stands in
+// front.
+
+import { dirname, resolve } from "node:path";
+import type { Decision } from "../policy/mod.ts";
+import { Aggregate } from "./_aggregate.ts";
+import { type AuditLog, serverAudit } from "./audit/_audit.ts";
+import { messageOf } from "./_log.ts";
+import { Pins } from "./pins/_pins.ts";
+import { FlowSession } from "./policy/_flows.ts";
+import { type PolicySource, serverPolicy } from "./policy/_policy_source.ts";
+import type { GateServer } from "./policy/policy_file.ts";
+import { expandVariables } from "./policy/_servers.ts";
+import { startServerGate } from "./_server_gate.ts";
+import type { GateTelemetry } from "./_telemetry.ts";
+
+/** How long a server may take to answer the host's initialize before it counts as down. */
+export const START_TIMEOUT_MS = 10_000;
+
+/** What the aggregate's servers share. */
+export interface AggregateStart {
+  source: PolicySource;
+  audit: AuditLog | undefined;
+  log: (line: string) => void;
+  /** The policy file, which pins paths are relative to. */
+  policyPath: string;
+  defaults: { unprobed: Decision; tools: ReadonlyMap<string, Decision> };
+  newTools?: Decision;
+  graceMs: number;
+  approvalTtlMs: number;
+  readable?: ReadableStream<Uint8Array>;
+  writable?: WritableStream<Uint8Array>;
+  telemetry?: GateTelemetry;
+  /** How long a server may take to answer initialize. */
+  startTimeoutMs?: number;
+}
+
+/**
+ * Starts every server of `servers` behind its own gate and the aggregate
+ * in front of them. A server that cannot start is down and retried, as
+ * one that dies later; two servers under the empty prefix that list one
+ * name refuse the start, naming both.
+ */
+export async function startAggregate(
+  servers: ReadonlyMap<string, GateServer>,
+  options: AggregateStart,
+): Promise<Aggregate> {
+  const { source, audit, log } = options;
+  const flows = new FlowSession();
+  const env = (name: string) => Deno.env.get(name);
+  // Every ${NAME} is filled before anything starts: a missing one is
+  // said at once, not as a server that keeps failing.
+  const filled = [...servers.values()].map((server) => ({
+    server,
+    headers: server.headers.map(([key, value]) =>
+      [
+        key,
+        expandVariables(value, env, `servers.${server.name}.headers.${key}`),
+      ] as const
+    ),
+    env: Object.fromEntries(
+      Object.entries(server.env).map(([key, value]) => [
+        key,
+        expandVariables(value, env, `servers.${server.name}.env.${key}`),
+      ]),
+    ),
+  }));
+  const aggregate = new Aggregate(
+    filled.map(({ server, headers, env }) => ({
+      name: server.name,
+      prefix: server.prefix,
+      start: async (host) => {
+        const said = (line: string) => log(`server "${server.name}": ${line}`);
+        const sink = audit === undefined
+          ? undefined
+          : serverAudit(audit, server.name);
+        const view = serverPolicy(source, server.name, options.defaults);
+        const pinsPath = view.current().file?.pins;
+        const pins = pinsPath === undefined ? undefined : await Pins.open(
+          resolve(dirname(options.policyPath), pinsPath),
+          { newTools: options.newTools, audit: sink, log: said },
+        ).catch((error) => {
+          throw new Error(`Cannot read the pins: ${messageOf(error)}`);
+        });
+        try {
+          const gate = await startServerGate(server.command ?? [], {
+            url: server.url,
+            headers,
+            env,
+          }, {
+            source: view,
+            audit: sink,
+            log: said,
+            pins,
+            graceMs: options.graceMs,
+            approvalTtlMs: options.approvalTtlMs,
+            host,
+            telemetry: options.telemetry,
+            flows,
+            server: { name: server.name, prefix: server.prefix },
+            closeShared: false,
+          });
+          return {
+            finished: gate.finished.finally(() => pins?.close()),
+            close: () => gate.close(),
+          };
+        } catch (error) {
+          await pins?.close();
+          throw error;
+        }
+      },
+    })),
+    {
+      log,
+      readable: options.readable,
+      writable: options.writable,
+      startTimeoutMs: options.startTimeoutMs ?? START_TIMEOUT_MS,
+      ended: async () => {
+        await source.close().catch(() => {});
+        await audit?.close();
+      },
+    },
+  );
+  await aggregate.start();
+  try {
+    await aggregate.checkNames();
+  } catch (error) {
+    await aggregate.close();
+    throw error;
+  }
+  return aggregate;
+}

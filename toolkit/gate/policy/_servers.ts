@@ -1,0 +1,397 @@
+// Internal: `servers:` in a policy file, the gate of many servers. Each
+// entry says how its server is reached (`command`, or `url` with
+// `headers`), what the server is given (`env`), its name prefix, and any
+// key a one-server policy takes; its `allow`, `ask` and `deny` add to the
+// top-level rules, and its other keys stand in for the top level's. Each
+// entry is checked as the policy its server's calls are decided by, so a
+// wrong field is found where it is written. `${NAME}` in `headers` and
+// `env` is kept as written here: the gate fills it from its environment
+// when it starts the server (expandVariables), so a shared file holds no
+// secret.
+
+import { isRecord, typeName } from "../../_util/json_type.ts";
+import { checkPrefix } from "../../_util/mount_names.ts";
+
+/** One server of a policy's `servers:`, checked. */
+export interface ServerEntry<P> {
+  /** Its key under `servers:`, which names it in audit lines and errors. */
+  readonly name: string;
+  /** What its tools and prompts are listed under: `<prefix>_<tool>`; `""` lists them as they are. */
+  readonly prefix: string;
+  /** The program and arguments the gate spawns; absent for a `url` server. */
+  readonly command?: readonly string[];
+  /** The Streamable HTTP endpoint the gate speaks to; absent for a spawned one. */
+  readonly url?: string;
+  /** Headers sent to `url`, as written (`${NAME}` unfilled). */
+  readonly headers: readonly (readonly [string, string])[];
+  /** Variables added to the spawned server's environment, as written. */
+  readonly env: Readonly<Record<string, string>>;
+  /** The policy its calls are decided by: the top level's with its own keys. */
+  readonly policy: P;
+}
+
+/** A wrong field of `servers:`: its problem and path from the file's top. */
+export class ServersError extends TypeError {
+  /** What is wrong and what was expected. */
+  readonly problem: string;
+  /** Keys and indexes from the file's top level to the wrong value. */
+  readonly path: readonly (string | number)[];
+  /** The column inside a rule string, if any. */
+  readonly column: number | undefined;
+
+  constructor(
+    problem: string,
+    path: readonly (string | number)[],
+    column?: number,
+  ) {
+    super(problem);
+    this.name = "ServersError";
+    this.problem = problem;
+    this.path = path;
+    this.column = column;
+  }
+}
+
+/** The keys that say how a server is reached; the others are policy keys. */
+const CONNECTION_KEYS: readonly string[] = [
+  "command",
+  "url",
+  "headers",
+  "env",
+  "prefix",
+];
+/** The policy keys an entry may hold. */
+const ENTRY_POLICY_KEYS: readonly string[] = [
+  "allow",
+  "ask",
+  "deny",
+  "unprobed",
+  "tools",
+  "roots",
+  "presets",
+  "annotations",
+  "pins",
+  "record",
+  "sandbox",
+];
+/** The top-level keys that each entry takes unless it has its own. */
+const DEFAULT_KEYS: readonly string[] = [
+  "unprobed",
+  "tools",
+  "roots",
+  "presets",
+  "annotations",
+  "record",
+  "sandbox",
+];
+const RULE_LISTS = ["allow", "ask", "deny"] as const;
+const SERVER_NAME = /^[A-Za-z0-9.-][A-Za-z0-9._-]{0,62}$/;
+const VARIABLE = /\$\{([^}]*)\}/g;
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** A policy checker and how its errors read, given by the policy file. */
+export interface PolicyChecker<P> {
+  /** Checks a one-server policy object. */
+  check(value: Record<string, unknown>): P;
+  /** The problem, path and column of an error `check` threw; `undefined` for another error. */
+  explain(
+    error: unknown,
+  ):
+    | { problem: string; path: readonly (string | number)[]; column?: number }
+    | undefined;
+}
+
+/**
+ * Checks `servers:` of a policy file whose top level is `top`: an object of
+ * server names to entries. Each entry's policy is checked by `checker`,
+ * merged with the top level's.
+ *
+ * @throws {ServersError} Naming the wrong field from the file's top.
+ */
+export function parseServers<P>(
+  value: unknown,
+  top: Record<string, unknown>,
+  checker: PolicyChecker<P>,
+): ReadonlyMap<string, ServerEntry<P>> {
+  if (!isRecord(value) || Object.keys(value).length === 0) {
+    throw new ServersError(
+      `expected an object of server names to { command: [...] } or { url: "..." }, got ${
+        isRecord(value) ? "an empty object" : typeName(value)
+      }`,
+      ["servers"],
+    );
+  }
+  if (top.pins !== undefined && top.pins !== null) {
+    throw new ServersError(
+      "a policy with servers keeps pins per server: expected pins in each server's entry",
+      ["pins"],
+    );
+  }
+  const servers = new Map<string, ServerEntry<P>>();
+  const prefixes = new Map<string, string>();
+  for (const [name, entry] of Object.entries(value)) {
+    const path = ["servers", name];
+    if (!SERVER_NAME.test(name)) {
+      throw new ServersError(
+        "invalid server name: expected 1-63 characters of A-Z a-z 0-9 . _ - not starting with _",
+        path,
+      );
+    }
+    if (!isRecord(entry)) {
+      throw new ServersError(
+        `expected { command: [...] } or { url: "..." }, got ${typeName(entry)}`,
+        path,
+      );
+    }
+    for (const key of Object.keys(entry)) {
+      if (!CONNECTION_KEYS.includes(key) && !ENTRY_POLICY_KEYS.includes(key)) {
+        const why = key === "flows"
+          ? "flows span servers: expected them at the top level"
+          : `unknown key: expected ${
+            [...CONNECTION_KEYS, ...ENTRY_POLICY_KEYS].join(", ")
+          }`;
+        throw new ServersError(why, [...path, key]);
+      }
+    }
+    const connection = parseConnection(entry, path);
+    const prefix = parsePrefix(entry.prefix ?? name, [...path, "prefix"]);
+    if (prefix !== "") {
+      const other = prefixes.get(prefix);
+      if (other !== undefined) {
+        throw new ServersError(
+          `servers ${JSON.stringify(other)} and ${
+            JSON.stringify(name)
+          } share the prefix ${
+            JSON.stringify(prefix)
+          }: expected a prefix of its own for each`,
+          [...path, "prefix"],
+        );
+      }
+      prefixes.set(prefix, name);
+    }
+    servers.set(
+      name,
+      Object.freeze({
+        name,
+        prefix,
+        ...connection,
+        policy: entryPolicy(entry, top, {
+          path,
+          checker,
+          remote: connection.url !== undefined,
+        }),
+      }),
+    );
+  }
+  return servers;
+}
+
+/** The entry's `command` or `url`, `headers` and `env`. */
+function parseConnection(
+  entry: Record<string, unknown>,
+  path: readonly (string | number)[],
+): {
+  command?: readonly string[];
+  url?: string;
+  headers: readonly (readonly [string, string])[];
+  env: Readonly<Record<string, string>>;
+} {
+  const { command, url } = entry;
+  if ((command === undefined) === (url === undefined)) {
+    throw new ServersError(
+      command === undefined
+        ? 'missing: expected command: ["program", "arg", ...] or url: "https://…/mcp"'
+        : "both command and url: expected one way to reach the server",
+      path,
+    );
+  }
+  const headers = parseStrings(entry.headers, [...path, "headers"]);
+  const env = parseStrings(entry.env, [...path, "env"]);
+  if (url !== undefined) {
+    if (typeof url !== "string" || !isHttpUrl(url)) {
+      throw new ServersError(
+        `expected an http:// or https:// URL, got ${
+          typeof url === "string" ? JSON.stringify(url) : typeName(url)
+        }`,
+        [...path, "url"],
+      );
+    }
+    if (Object.keys(env).length > 0) {
+      throw new ServersError(
+        "a url server is not spawned: expected env only with command",
+        [...path, "env"],
+      );
+    }
+    return { url, headers: Object.freeze(Object.entries(headers)), env: {} };
+  }
+  if (
+    !Array.isArray(command) || command.length === 0 ||
+    !command.every((part) => typeof part === "string") || command[0] === ""
+  ) {
+    throw new ServersError(
+      `expected the program and its arguments as a non-empty list of strings, got ${
+        typeName(command)
+      }`,
+      [...path, "command"],
+    );
+  }
+  if (Object.keys(headers).length > 0) {
+    throw new ServersError(
+      "headers are sent to a url server: expected headers only with url",
+      [...path, "headers"],
+    );
+  }
+  return {
+    command: Object.freeze([...command as string[]]),
+    headers: [],
+    env: Object.freeze(env),
+  };
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const { protocol } = new URL(text);
+    return protocol === "http:" || protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+/** An object of strings (`headers`, `env`), whose `${NAME}`s are well formed. */
+function parseStrings(
+  value: unknown,
+  path: readonly (string | number)[],
+): Record<string, string> {
+  if (value === undefined || value === null) return {};
+  if (!isRecord(value)) {
+    throw new ServersError(
+      `expected an object of names to strings, got ${typeName(value)}`,
+      path,
+    );
+  }
+  const checked: Record<string, string> = {};
+  for (const [key, text] of Object.entries(value)) {
+    if (typeof text !== "string") {
+      throw new ServersError(
+        `expected a string, got ${typeName(text)}`,
+        [...path, key],
+      );
+    }
+    for (const [, variable] of text.matchAll(VARIABLE)) {
+      if (!VARIABLE_NAME.test(variable)) {
+        throw new ServersError(
+          `invalid variable \${${variable}}: expected \${NAME} with letters, digits and _`,
+          [...path, key],
+        );
+      }
+    }
+    checked[key] = text;
+  }
+  return checked;
+}
+
+function parsePrefix(
+  value: unknown,
+  path: readonly (string | number)[],
+): string {
+  try {
+    return checkPrefix(value, "Invalid prefix");
+  } catch (error) {
+    const problem = (error as Error).message.replace(/^Invalid prefix: /, "");
+    throw new ServersError(problem, path);
+  }
+}
+
+/**
+ * The policy an entry's calls are decided by: the top level's rules and
+ * then the entry's, its own other keys, else the top level's. A wrong field
+ * is named where it is written: in the entry, or at the top.
+ */
+function entryPolicy<P>(
+  entry: Record<string, unknown>,
+  top: Record<string, unknown>,
+  context: {
+    path: readonly (string | number)[];
+    checker: PolicyChecker<P>;
+    remote: boolean;
+  },
+): P {
+  const merged: Record<string, unknown> = {};
+  for (const key of DEFAULT_KEYS) {
+    // A url server runs where it runs: the top level's sandbox is for
+    // the servers the gate spawns.
+    if (key === "sandbox" && context.remote) continue;
+    if (top[key] !== undefined && top[key] !== null) merged[key] = top[key];
+  }
+  const given: string[] = [];
+  for (const key of ENTRY_POLICY_KEYS) {
+    if (entry[key] === undefined || entry[key] === null) continue;
+    given.push(key);
+    if ((RULE_LISTS as readonly string[]).includes(key)) continue;
+    merged[key] = entry[key];
+  }
+  if (context.remote && given.includes("sandbox") && entry.sandbox !== false) {
+    throw new ServersError(
+      "a url server cannot be sandboxed: the fence is for a server the gate spawns (run it fenced where it runs)",
+      [...context.path, "sandbox"],
+    );
+  }
+  const topLengths: Record<string, number> = {};
+  for (const list of RULE_LISTS) {
+    const above = Array.isArray(top[list]) ? top[list] as unknown[] : [];
+    const own = entry[list];
+    topLengths[list] = above.length;
+    if (own === undefined || own === null) {
+      if (above.length > 0) merged[list] = above;
+      continue;
+    }
+    // Not a list: checked as the entry's own, where it is written.
+    merged[list] = Array.isArray(own) ? [...above, ...own] : own;
+    if (!Array.isArray(own)) topLengths[list] = 0;
+  }
+  try {
+    return context.checker.check(merged);
+  } catch (error) {
+    const explained = context.checker.explain(error);
+    if (explained === undefined) throw error;
+    const [key, index, ...rest] = explained.path;
+    let path: readonly (string | number)[];
+    if (typeof key === "string" && key in topLengths) {
+      const above = topLengths[key];
+      path = typeof index === "number" && index < above ? explained.path : [
+        ...context.path,
+        key,
+        ...(typeof index === "number"
+          ? [index - above, ...rest]
+          : index === undefined
+          ? []
+          : [index, ...rest]),
+      ];
+    } else if (typeof key === "string" && !given.includes(key)) {
+      path = explained.path;
+    } else {
+      path = [...context.path, ...explained.path];
+    }
+    throw new ServersError(explained.problem, path, explained.column);
+  }
+}
+
+/**
+ * `text` with each `${NAME}` replaced by `lookup(NAME)`; a variable that
+ * `lookup` does not have is an error naming it and `where` it is used.
+ */
+export function expandVariables(
+  text: string,
+  lookup: (name: string) => string | undefined,
+  where: string,
+): string {
+  return text.replace(VARIABLE, (_, name: string) => {
+    const value = lookup(name);
+    if (value === undefined) {
+      throw new Error(
+        `Cannot start the server: ${where} uses \${${name}}, which is not set in the gate's environment`,
+      );
+    }
+    return value;
+  });
+}
