@@ -14,7 +14,18 @@ import { didYouMean } from "../_util/nearest_names.ts";
 import { joinName } from "../_util/mount_names.ts";
 import type { ApprovalRound, ApprovalRounds } from "./_approval_round.ts";
 import type { AuditOutcome, AuditRecord, AuditSink } from "./audit/_audit.ts";
-import { toolVerdict, type Verdict, withArguments } from "./policy/_decide.ts";
+import {
+  probedVerdict,
+  toolVerdict,
+  unprobedVerdict,
+  type Verdict,
+  withArguments,
+} from "./policy/_decide.ts";
+import {
+  compileTemplate,
+  FillError,
+  fillTemplates,
+} from "./policy/_template.ts";
 import { mappedVerdict, patternVerdict } from "./policy/_mapped_call.ts";
 import {
   type FlowCall,
@@ -169,6 +180,111 @@ export class Gatekeeper {
         throw error;
       }
     });
+  }
+
+  /**
+   * Decides a host's `resources/read` of a `file://` URI as the probe
+   * would a tool that reads that file: `read:<path>` from the policy's
+   * first root (by `unprobed` without roots), tightened by the flows.
+   * `false` for any other URI, which passes as it is.
+   */
+  read(message: HostRequest): boolean {
+    const uri = message.params?.uri;
+    if (typeof uri !== "string" || !uri.startsWith("file:")) return false;
+    this.#pending.run(message.id, async (call) => {
+      const started = performance.now();
+      const inForce = await this.#pending.withCancel(
+        call,
+        this.#source.fresh(),
+      );
+      let verdict: Verdict;
+      if (inForce.mapping.files === undefined) {
+        verdict = unprobedVerdict(READ_METHOD, inForce.unprobed);
+      } else {
+        let patterns: string[];
+        try {
+          patterns = await this.#pending.withCancel(
+            call,
+            fillTemplates(
+              [READ_TEMPLATE],
+              { path: decodeURIComponent(new URL(uri).pathname) },
+              inForce.mapping.files,
+            ),
+          );
+        } catch (error) {
+          if (!(error instanceof FillError || error instanceof TypeError)) {
+            throw error;
+          }
+          this.#relay.answerHost(message.id, {
+            error: {
+              code: RPC_ERROR.INVALID_PARAMS,
+              message: `The gate cannot check this read of ${uri}: ${
+                (error as Error).message
+              }`,
+            },
+          });
+          return;
+        }
+        verdict = probedVerdict(
+          READ_METHOD,
+          patterns,
+          inForce.policy.evaluate(patterns),
+        );
+      }
+      if (inForce.flows !== undefined) {
+        verdict = this.#flows.tighten(
+          inForce.flows,
+          this.#flowCall(READ_METHOD, verdict),
+          verdict,
+        );
+      }
+      const line = (outcome: AuditOutcome) =>
+        this.#record({
+          tool: READ_METHOD,
+          patterns: verdict.patterns,
+          decision: verdict.decision,
+          outcome,
+          rule: verdict.rule,
+          ...flowFields(verdict),
+        }, started);
+      let action = verdict.decision === "allow" ? "accept" : "refuse";
+      if (verdict.decision === "ask" && this.#hostCanElicit) {
+        ({ action } = await this.#elicit(
+          call,
+          this.#named(verdict.question),
+          false,
+        ));
+      }
+      if (action !== "accept") {
+        await line(verdict.decision === "deny" ? "denied" : "refused");
+        this.#relay.answerHost(message.id, {
+          error: {
+            code: RPC_ERROR.INVALID_REQUEST,
+            message: this.#named(
+              verdict.decision === "deny"
+                ? verdict.denied
+                : verdict.decision === "ask" && this.#hostCanElicit
+                ? verdict.declined(action)
+                : verdict.cannotAsk,
+            ),
+          },
+        });
+        return;
+      }
+      const written = await line(
+        verdict.decision === "allow" ? "forwarded" : "approved",
+      );
+      if (inForce.flows !== undefined) {
+        this.#flows.forwarded(
+          inForce.flows,
+          this.#flowCall(READ_METHOD, verdict),
+          written ?? undefined,
+        );
+      }
+      if (call.cancelled) throw new Cancelled("cancelled");
+      this.#relay.forward(message);
+    });
+    return true;
   }
 
   // The decision path, step by step: check the call, its pins, its
@@ -658,6 +774,10 @@ export class Gatekeeper {
     });
   }
 }
+
+/** What the audit and the flows call a host's read of a file resource. */
+const READ_METHOD = "resources/read";
+const READ_TEMPLATE = compileTemplate("read:{path}");
 
 /** The audit's `flow` and `since` for a verdict a flow decided. */
 function flowFields(

@@ -46,6 +46,11 @@ export type Phase = "running" | "closing" | "done";
 export interface RelayHandlers {
   /** A host's `tools/call`: the handler answers or forwards it, in its own time. */
   call(message: HostRequest): void;
+  /**
+   * A host's `resources/read`: `true` when the handler decides it (a
+   * `file://` URI) and answers or forwards it in its own time.
+   */
+  read?(message: HostRequest): boolean;
   /** A host's cancellation of `requestId`; `true` when the handler owned that call. */
   cancel(requestId: JsonRpcId, reason: unknown): boolean;
   /** The params of the host's `initialize` (forwarded as well). */
@@ -274,6 +279,9 @@ export class Relay {
     if (message.method === "initialize") handlers.initialize(message.params);
     if (message.method === "tools/call") {
       handlers.call(message);
+      return;
+    }
+    if (message.method === "resources/read" && handlers.read?.(message)) {
       return;
     }
     this.forward(message);

@@ -142,6 +142,7 @@ export class RunningGate {
         if (changed !== undefined) this.#relay.toServer(changed);
         this.#gatekeeper.call(message);
       },
+      read: (message) => this.#gatekeeper.read(message),
       cancel: (requestId, reason) =>
         this.#pending.cancelByHost(requestId, reason),
       initialize: (params) => {

@@ -98,17 +98,24 @@ servers:
     [],
   );
   try {
-    await t.step("the host sees every server's tools under its prefix", async () => {
-      const { tools } = await gate.request("tools/list") as {
-        tools: Message[];
-      };
-      const names = tools.map((tool) => tool.name as string);
-      for (
-        const name of ["files_read_text_file", "notes_hello", "web_test_simple_text"]
-      ) {
-        assert.ok(names.includes(name), `${name} in ${names.join(", ")}`);
-      }
-    });
+    await t.step(
+      "the host sees every server's tools under its prefix",
+      async () => {
+        const { tools } = await gate.request("tools/list") as {
+          tools: Message[];
+        };
+        const names = tools.map((tool) => tool.name as string);
+        for (
+          const name of [
+            "files_read_text_file",
+            "notes_hello",
+            "web_test_simple_text",
+          ]
+        ) {
+          assert.ok(names.includes(name), `${name} in ${names.join(", ")}`);
+        }
+      },
+    );
 
     await t.step("a call of each server is decided and answered", async () => {
       const read = await callTool(gate, "files_read_text_file", {
@@ -134,28 +141,34 @@ servers:
       );
     });
 
-    await t.step("a killed server goes and comes back; the others answer meanwhile", async () => {
-      const pid = await processWith(gate.pid, FILESYSTEM);
-      assert.ok(pid !== undefined, "the filesystem server runs under the gate");
-      const changes = () =>
-        gate.messages.filter((m) =>
-          m.method === "notifications/tools/list_changed"
-        ).length;
-      const before = changes();
-      Deno.kill(pid, "SIGKILL");
-      await gate.next((m) => m.method === "notifications/tools/list_changed");
-      const hello = await callTool(gate, "notes_hello", { name: "U" });
-      assert.match(textOf(hello), /U/);
-      const simple = await callTool(gate, "web_test_simple_text");
-      assert.equal(simple.result.isError, undefined);
-      // Back once the host hears the second change.
-      await gate.next(() => changes() >= before + 2, { timeoutMs: 60_000 });
-      const read = await callTool(gate, "files_read_text_file", {
-        path: `${work}/notes/a.txt`,
-      });
-      assert.equal(textOf(read), "from the files server");
-      assert.match(gate.stderr, /server "files" is down: its server exited/);
-    });
+    await t.step(
+      "a killed server goes and comes back; the others answer meanwhile",
+      async () => {
+        const pid = await processWith(gate.pid, FILESYSTEM);
+        assert.ok(
+          pid !== undefined,
+          "the filesystem server runs under the gate",
+        );
+        const changes = () =>
+          gate.messages.filter((m) =>
+            m.method === "notifications/tools/list_changed"
+          ).length;
+        const before = changes();
+        Deno.kill(pid, "SIGKILL");
+        await gate.next((m) => m.method === "notifications/tools/list_changed");
+        const hello = await callTool(gate, "notes_hello", { name: "U" });
+        assert.match(textOf(hello), /U/);
+        const simple = await callTool(gate, "web_test_simple_text");
+        assert.equal(simple.result.isError, undefined);
+        // Back once the host hears the second change.
+        await gate.next(() => changes() >= before + 2, { timeoutMs: 60_000 });
+        const read = await callTool(gate, "files_read_text_file", {
+          path: `${work}/notes/a.txt`,
+        });
+        assert.equal(textOf(read), "from the files server");
+        assert.match(gate.stderr, /server "files" is down: its server exited/);
+      },
+    );
   } finally {
     await gate.close();
     await Deno.remove(dir, { recursive: true });
@@ -192,43 +205,49 @@ flows:
       patterns: ["net:https://evil.example"],
     });
   try {
-    await t.step("in a session that read the secret, the fetch is refused and audited with the flow", async () => {
-      await using gate = await startGateProcess(
-        ["--policy", policy, "--audit", audit],
-        [],
-      );
-      const read = await callTool(gate, "files_read_text_file", {
-        path: `${work}/secrets/key`,
-      });
-      assert.equal(textOf(read), "sk-top-secret");
-      const refused = await fetchCall(gate);
-      assert.equal(refused.result.isError, true);
-      assert.match(
-        textOf(refused),
-        /net:https:\/\/evil\.example denied by flows\[0\] \(net:\*\*\), since this session read secrets\/key with files_read_text_file/,
-      );
-      await gate.close();
-      const lines = (await Deno.readTextFile(audit)).trim().split("\n").map(
-        (line) => JSON.parse(line),
-      );
-      const last = lines.at(-1);
-      assert.equal(last.server, "fetch");
-      assert.equal(last.flow, "flows[0]");
-      assert.equal(last.outcome, "denied");
-      // `since` names the line of the read that set the flow off.
-      const readLine = lines.findIndex((l) => l.tool === "read_text_file");
-      assert.equal(lines[readLine + 1].prev, last.since);
-    });
+    await t.step(
+      "in a session that read the secret, the fetch is refused and audited with the flow",
+      async () => {
+        await using gate = await startGateProcess(
+          ["--policy", policy, "--audit", audit],
+          [],
+        );
+        const read = await callTool(gate, "files_read_text_file", {
+          path: `${work}/secrets/key`,
+        });
+        assert.equal(textOf(read), "sk-top-secret");
+        const refused = await fetchCall(gate);
+        assert.equal(refused.result.isError, true);
+        assert.match(
+          textOf(refused),
+          /net:https:\/\/evil\.example denied by flows\[0\] \(net:\*\*\), since this session read secrets\/key with files_read_text_file/,
+        );
+        await gate.close();
+        const lines = (await Deno.readTextFile(audit)).trim().split("\n").map(
+          (line) => JSON.parse(line),
+        );
+        const last = lines.at(-1);
+        assert.equal(last.server, "fetch");
+        assert.equal(last.flow, "flows[0]");
+        assert.equal(last.outcome, "denied");
+        // `since` names the line of the read that set the flow off.
+        const readLine = lines.findIndex((l) => l.tool === "read_text_file");
+        assert.equal(lines[readLine + 1].prev, last.since);
+      },
+    );
 
-    await t.step("a fresh session starts clean: the same call is allowed", async () => {
-      await using gate = await startGateProcess(
-        ["--policy", policy, "--audit", `${dir}/audit2.jsonl`],
-        [],
-      );
-      const allowed = await fetchCall(gate);
-      assert.equal(allowed.result.isError, undefined);
-      await gate.close();
-    });
+    await t.step(
+      "a fresh session starts clean: the same call is allowed",
+      async () => {
+        await using gate = await startGateProcess(
+          ["--policy", policy, "--audit", `${dir}/audit2.jsonl`],
+          [],
+        );
+        const allowed = await fetchCall(gate);
+        assert.equal(allowed.result.isError, undefined);
+        await gate.close();
+      },
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
