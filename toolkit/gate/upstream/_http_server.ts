@@ -98,8 +98,14 @@ class RemoteTransport implements MessageTransport {
   }
 
   send(message: JsonRpcMessage): Promise<void> {
-    if (this.#ended) {
-      return Promise.reject(new Error("The server's session has ended"));
+    if (this.#ended || this.#closed) {
+      return Promise.reject(
+        new Error(
+          this.#ended
+            ? "The server's session has ended"
+            : "The connection is closed",
+        ),
+      );
     }
     const task = this.#session.post(message as Message);
     this.#inFlight.add(task);
