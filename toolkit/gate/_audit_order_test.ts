@@ -3,11 +3,18 @@
 
 import assert from "node:assert/strict";
 import { Policy } from "../policy/mod.ts";
-import type { AuditRecord, AuditSink, AuditToolEvent } from "./audit/_audit.ts";
+import type {
+  AuditRecord,
+  AuditSandboxEvent,
+  AuditSink,
+  AuditToolEvent,
+} from "./audit/_audit.ts";
 import { fixedPolicy } from "./policy/_policy_source.ts";
 import { RunningGate } from "./_running_gate.ts";
 import type { ServerProcess } from "./upstream/_server_process.ts";
 import { until } from "../testing/_until.ts";
+import { messageChannel } from "../jsonrpc/_message_channel.ts";
+import type { JsonRpcMessage } from "../jsonrpc/types.ts";
 import {
   FAKE_COMMAND,
   type Message,
@@ -16,30 +23,22 @@ import {
 
 const encoder = new TextEncoder();
 
-/** A server made of streams: what the gate writes to it, and a way to answer. */
+/** A server in memory: what the gate sends it, and a way to answer. */
 function streamServer() {
   const written: Record<string, unknown>[] = [];
   let arrived: () => void = () => {};
-  let output!: ReadableStreamDefaultController<Uint8Array>;
   let exit!: (status: Deno.CommandStatus) => void;
-  let buffer = "";
-  const decoder = new TextDecoder();
+  const [gateEnd, serverEnd] = messageChannel();
+  serverEnd.onmessage = (message) => {
+    written.push(message);
+    arrived();
+  };
+  serverEnd.start();
   const child: ServerProcess = {
     pid: 0,
-    stdout: new ReadableStream({ start: (c) => void (output = c) }),
-    stdin: new WritableStream({
-      write(chunk) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let end;
-        while ((end = buffer.indexOf("\n")) !== -1) {
-          written.push(JSON.parse(buffer.slice(0, end)));
-          buffer = buffer.slice(end + 1);
-          arrived();
-        }
-      },
-    }),
+    transport: gateEnd,
     closeStdin: () => {
-      output.close();
+      serverEnd.close();
       exit({ success: true, code: 0, signal: null });
       return Promise.resolve();
     },
@@ -50,8 +49,7 @@ function streamServer() {
   return {
     child,
     written,
-    answer: (message: unknown) =>
-      output.enqueue(encoder.encode(JSON.stringify(message) + "\n")),
+    answer: (message: unknown) => serverEnd.send(message as JsonRpcMessage),
     /** Resolves once a message `match` picks has reached the server. */
     received(match: (m: Record<string, unknown>) => boolean) {
       return new Promise<Record<string, unknown>>((resolve) => {
@@ -68,7 +66,7 @@ function streamServer() {
 
 Deno.test("a forwarded call reaches the server only once its audit line is written", async () => {
   const server = streamServer();
-  const lines: (AuditRecord | AuditToolEvent)[] = [];
+  const lines: (AuditRecord | AuditToolEvent | AuditSandboxEvent)[] = [];
   let release!: () => void;
   const held = new Promise<void>((resolve) => release = resolve);
   const audit: AuditSink = {
@@ -111,7 +109,7 @@ Deno.test("a forwarded call reaches the server only once its audit line is writt
   });
   // The line is being written; the call has not gone out.
   await until("the audit line is being written", () => lines.length === 1);
-  assert.equal(lines[0].tool, "plain");
+  assert.equal((lines[0] as AuditRecord).tool, "plain");
   assert.equal(server.written.some((m) => m.method === "tools/call"), false);
   release();
   const call = await server.received((m) => m.method === "tools/call");

@@ -77,12 +77,13 @@ export interface RelayHandlers {
   hostEnded(): void;
 }
 
-/** The streams of both sides. */
+/** The connections of both sides. */
 export interface RelayStreams {
-  /** The server's stdout. */
-  serverReadable: ReadableStream<Uint8Array>;
-  /** The server's stdin; closing the relay leaves it open. */
-  serverWritable: WritableStream<Uint8Array>;
+  /**
+   * The server, as parsed messages (a spawned server's StdioTransport, a
+   * remote session's transport); closing the relay closes this end only.
+   */
+  server: MessageTransport;
   /** The host's messages; this process's stdin when absent. */
   hostReadable?: ReadableStream<Uint8Array>;
   /** The host's answers; this process's stdout when absent. */
@@ -140,7 +141,7 @@ export class Relay {
     this.#log = log;
     this.telemetry = options.telemetry;
     this.#serverEnded = new Promise((resolve) => this.#endServer = resolve);
-    this.#server = serverTransport(streams);
+    this.#server = streams.server;
     // Without streams, the host is this process's stdin and stdout, which
     // StdioTransport reads and writes on the event loop when they are pipes.
     this.#host = streams.host ?? new StdioTransport({
@@ -149,7 +150,7 @@ export class Relay {
     });
   }
 
-  /** Resolves when the (current) server's stdout has ended. */
+  /** Resolves when the (current) server's connection has ended. */
   get serverEnded(): Promise<void> {
     return this.#serverEnded;
   }
@@ -224,19 +225,17 @@ export class Relay {
   }
 
   /**
-   * Speaks to a new server from now on (the old one's stdout is no longer
-   * read); call it while held and idle.
+   * Speaks to a new server from now on (the old one's connection is closed,
+   * no longer read); call it while held and idle.
    */
-  async replaceServer(
-    streams: Pick<RelayStreams, "serverReadable" | "serverWritable">,
-  ): Promise<void> {
+  async replaceServer(server: MessageTransport): Promise<void> {
     const old = this.#server;
     old.onmessage = undefined;
     old.onerror = undefined;
     old.onend = undefined;
     await old.close().catch(() => {});
     this.#serverEnded = new Promise((resolve) => this.#endServer = resolve);
-    this.#server = serverTransport(streams);
+    this.#server = server;
     this.#listenToServer(this.#handlers!);
     this.#server.start();
   }
@@ -555,18 +554,6 @@ export class Relay {
     await this.#server.close().catch(() => {});
     await this.#host.close().catch(() => {});
   }
-}
-
-/** The server's side of the relay. */
-function serverTransport(
-  streams: Pick<RelayStreams, "serverReadable" | "serverWritable">,
-): StdioTransport {
-  return new StdioTransport({
-    readable: streams.serverReadable,
-    // Closing it leaves the server's stdin open: the gate closes that
-    // itself (closeStdin), while the transport reads on until EOF.
-    writable: streams.serverWritable,
-  });
 }
 
 /** An id for a log line: JSON, so that "39" and 39 differ, and cut short. */

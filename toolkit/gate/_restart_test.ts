@@ -8,40 +8,33 @@ import { fixedPolicy } from "./policy/_policy_source.ts";
 import { RunningGate } from "./_running_gate.ts";
 import type { ServerProcess } from "./upstream/_server_process.ts";
 import { hostStreams } from "./testdata/host_streams.ts";
-
-const encoder = new TextEncoder();
+import { messageChannel } from "../jsonrpc/_message_channel.ts";
+import type { JsonRpcMessage } from "../jsonrpc/types.ts";
 
 type Message = Record<string, unknown>;
 
-/** A server made of streams, which records what it is sent and when it is closed. */
+/** A server in memory, which records what it is sent and when it is closed. */
 function streamServer(name: string, events: string[]) {
   const written: Message[] = [];
   const waiters = new Set<() => void>();
-  let output!: ReadableStreamDefaultController<Uint8Array>;
   let exit!: (status: Deno.CommandStatus) => void;
-  let buffer = "";
-  const decoder = new TextDecoder();
+  const [gateEnd, serverEnd] = messageChannel();
+  serverEnd.onmessage = (message) => {
+    written.push(message);
+    events.push(
+      `${name} got ${
+        "method" in message ? message.method : `answer ${message.id}`
+      }`,
+    );
+    for (const check of waiters) check();
+  };
+  serverEnd.start();
   const child: ServerProcess = {
     pid: name === "old" ? 1 : 2,
-    stdout: new ReadableStream({ start: (c) => void (output = c) }),
-    stdin: new WritableStream({
-      write(chunk) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let end;
-        while ((end = buffer.indexOf("\n")) !== -1) {
-          const message = JSON.parse(buffer.slice(0, end));
-          buffer = buffer.slice(end + 1);
-          written.push(message);
-          events.push(
-            `${name} got ${message.method ?? `answer ${message.id}`}`,
-          );
-          for (const check of waiters) check();
-        }
-      },
-    }),
+    transport: gateEnd,
     closeStdin: () => {
       events.push(`${name} stdin closed`);
-      output.close();
+      serverEnd.close();
       exit({ success: true, code: 0, signal: null });
       return Promise.resolve();
     },
@@ -54,7 +47,7 @@ function streamServer(name: string, events: string[]) {
     written,
     answer(message: Message) {
       events.push(`${name} answers ${message.id}`);
-      output.enqueue(encoder.encode(JSON.stringify(message) + "\n"));
+      serverEnd.send(message as JsonRpcMessage);
     },
     /** Resolves once a message `match` picks has reached the server. */
     received(match: (m: Message) => boolean): Promise<Message> {

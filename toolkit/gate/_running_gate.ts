@@ -99,8 +99,7 @@ export class RunningGate {
     this.finished = new Promise((resolve) => this.#resolveFinished = resolve);
     this.#relay = new Relay(
       {
-        serverReadable: child.stdout,
-        serverWritable: child.stdin,
+        server: child.transport,
         hostReadable: options.readable,
         hostWritable: options.writable,
         host: options.host,
@@ -207,10 +206,7 @@ export class RunningGate {
         return;
       }
       this.#child = next;
-      await this.#relay.replaceServer({
-        serverReadable: next.stdout,
-        serverWritable: next.stdin,
-      });
+      await this.#relay.replaceServer(next.transport);
       this.#watchExit(next);
       this.#tools.clear();
       if (this.#hostInit !== undefined) {

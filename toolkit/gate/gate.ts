@@ -299,8 +299,28 @@ export async function startGate(
       "Cannot start the gate: a url server cannot be sandboxed: the fence is for a server the gate spawns (run it fenced where it runs)",
     );
   }
+  if (
+    options.newTools !== undefined && !DECISIONS.includes(options.newTools)
+  ) {
+    throw new TypeError(
+      `Cannot start the gate: newTools must be "allow", "ask" or "deny", got ${
+        JSON.stringify(options.newTools)
+      }`,
+    );
+  }
+  if (options.auditAnchor !== undefined && options.audit === undefined) {
+    throw new TypeError(
+      "Cannot start the gate: auditAnchor needs audit: the anchor is the audit log's",
+    );
+  }
   // Before anything is opened or started: nothing to undo if it fails.
   const telemetry = await loadTelemetry(options.telemetry);
+  if (options.readable === undefined || options.writable === undefined) {
+    // So that the host's stdin and stdout are read and written on the event
+    // loop from the first message (a stdio server waits for its first answer
+    // before it loads this).
+    await loadFdPipes();
+  }
   let tools: ReadonlyMap<string, Decision> = new Map();
   if (options.tools !== undefined) {
     try {
@@ -327,12 +347,6 @@ export async function startGate(
     );
   }
   let audit: AuditLog | undefined;
-  if (options.auditAnchor !== undefined && options.audit === undefined) {
-    await source.close();
-    throw new TypeError(
-      "Cannot start the gate: auditAnchor needs audit: the anchor is the audit log's",
-    );
-  }
   if (options.audit !== undefined) {
     try {
       audit = await AuditLog.open(
@@ -368,9 +382,6 @@ export async function startGate(
     throw new TypeError(`Cannot start the gate: ${problem}`);
   }
   if (servers !== undefined) {
-    if (options.readable === undefined || options.writable === undefined) {
-      await loadFdPipes();
-    }
     return await startAggregate(servers, {
       source,
       audit,
@@ -392,15 +403,6 @@ export async function startGate(
       ? await pinsInPolicy(options.policy).catch(() => undefined)
       : undefined);
   if (pinsPath !== undefined) {
-    if (
-      options.newTools !== undefined && !DECISIONS.includes(options.newTools)
-    ) {
-      throw new TypeError(
-        `Cannot start the gate: newTools must be "allow", "ask" or "deny", got ${
-          JSON.stringify(options.newTools)
-        }`,
-      );
-    }
     try {
       pins = await Pins.open(pinsPath, {
         newTools: options.newTools,
@@ -412,12 +414,6 @@ export async function startGate(
       await audit?.close();
       throw new Error(`Cannot read the pins: ${messageOf(error)}`);
     }
-  }
-  if (options.readable === undefined || options.writable === undefined) {
-    // So that the host's stdin and stdout are read and written on the event
-    // loop from the first message (a stdio server waits for its first answer
-    // before it loads this).
-    await loadFdPipes();
   }
   try {
     return await startServerGate(command, {

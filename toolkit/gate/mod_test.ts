@@ -168,3 +168,89 @@ Deno.test("@forge/toolkit/gate exports at most 40 names", () => {
   assert.ok(names.length <= 40, `${names.length} names`);
   assert.ok(names.includes("startGate"));
 });
+
+/**
+ * What this process holds open under `dir`: its files, and whether an
+ * inotify watch (a policy file's watcher) is on `dir`, read from
+ * /proc/self/fd and fdinfo (Deno keeps its inotify fd; a closed watcher
+ * removes its watch).
+ */
+function heldOpen(dir: string): { files: string[]; watched: boolean } {
+  const files: string[] = [];
+  const inode = ` ino:${Deno.statSync(dir).ino!.toString(16)} `;
+  let watched = false;
+  for (const entry of Deno.readDirSync("/proc/self/fd")) {
+    let target: string;
+    try {
+      target = Deno.readLinkSync(`/proc/self/fd/${entry.name}`);
+      if (target === "anon_inode:inotify") {
+        const info = Deno.readTextFileSync(`/proc/self/fdinfo/${entry.name}`);
+        watched ||= info.includes(inode);
+      }
+    } catch {
+      continue; // the directory listing's own fd, closed already
+    }
+    if (target.startsWith(`${dir}/`)) files.push(target);
+  }
+  return { files: files.sort(), watched };
+}
+
+Deno.test({
+  name:
+    "startGate() closes the policy watcher, audit log and pins it opened when a later option or the server is refused",
+  ignore: Deno.build.os !== "linux",
+  async fn(t) {
+    const dir = await Deno.realPath(
+      await Deno.makeTempDir({ prefix: "gate-refused-" }),
+    );
+    const policy = `${dir}/policy.yaml`;
+    await Deno.writeTextFile(policy, "allow: []\n");
+    const files = {
+      policy,
+      audit: `${dir}/audit.jsonl`,
+      pins: `${dir}/pins.json`,
+      log: () => {},
+    };
+    const before = heldOpen(dir);
+    const refused = async (
+      start: () => Promise<unknown>,
+      error: RegExp,
+    ) => {
+      await assert.rejects(start, error);
+      assert.deepEqual(heldOpen(dir), before);
+    };
+    try {
+      await t.step("a wrong newTools", async () => {
+        await refused(
+          // @ts-expect-error: the wrong value on purpose
+          () => startGate(["x"], { ...files, newTools: "maybe" }),
+          /newTools must be "allow", "ask" or "deny", got "maybe"/,
+        );
+      });
+      await t.step("an auditAnchor without audit", async () => {
+        await refused(
+          () =>
+            startGate(["x"], {
+              ...files,
+              audit: undefined,
+              auditAnchor: `${dir}/anchor.json`,
+            }),
+          /auditAnchor needs audit/,
+        );
+      });
+      await t.step("a pins file that cannot be read", async () => {
+        await Deno.writeTextFile(files.pins, "not json");
+        await refused(() => startGate(["x"], files), /Cannot read the pins/);
+        await Deno.remove(files.pins);
+      });
+      await t.step("a server that cannot be started", async () => {
+        await refused(
+          () => startGate(["/no/such/program"], files),
+          /Cannot start the server: command not found/,
+        );
+      });
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

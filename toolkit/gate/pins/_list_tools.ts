@@ -3,7 +3,6 @@
 // initialized, listed page by page, and stopped.
 
 import { PendingRequests } from "../../jsonrpc/_pending_requests.ts";
-import { StdioTransport } from "../../stdio/mod.ts";
 import { isRecord } from "../../_util/json_type.ts";
 import type { ServerProcess } from "../upstream/_server_process.ts";
 import { stopServer } from "../upstream/_shutdown.ts";
@@ -21,10 +20,7 @@ export async function listTools(
   child: ServerProcess,
   log: (line: string) => void,
 ): Promise<Record<string, unknown>[]> {
-  const transport = new StdioTransport({
-    readable: child.stdout,
-    writable: child.stdin,
-  });
+  const { transport } = child;
   const waiting = new PendingRequests<number>();
   let nextId = 1;
   let failed: (error: Error) => void = () => {};

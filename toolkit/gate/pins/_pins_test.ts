@@ -13,44 +13,35 @@ import { fixedPolicy } from "../policy/_policy_source.ts";
 import { RunningGate } from "../_running_gate.ts";
 import type { ServerProcess } from "../upstream/_server_process.ts";
 import { MAX_LIST_PAGES } from "./_tool_list.ts";
+import { messageChannel } from "../../jsonrpc/_message_channel.ts";
+import type { JsonRpcId } from "../../jsonrpc/types.ts";
 
 const encoder = new TextEncoder();
 const TOOL = { name: "note", inputSchema: { type: "object" } };
 
-/** A server made of streams that answers a list and each call at once. */
+/** A server in memory that answers a list and each call at once. */
 function quickServer(): { child: ServerProcess; calls: string[] } {
   const calls: string[] = [];
-  let output!: ReadableStreamDefaultController<Uint8Array>;
   let exit!: (status: Deno.CommandStatus) => void;
-  const decoder = new TextDecoder();
-  let buffer = "";
-  const answer = (id: unknown, result: unknown) =>
-    output.enqueue(
-      encoder.encode(JSON.stringify({ jsonrpc: "2.0", id, result }) + "\n"),
-    );
+  const [gateEnd, serverEnd] = messageChannel();
+  const answer = (id: JsonRpcId, result: Record<string, unknown>) =>
+    serverEnd.send({ jsonrpc: "2.0", id, result });
+  serverEnd.onmessage = (message) => {
+    if (!("method" in message) || !("id" in message)) return;
+    if (message.method === "tools/list") {
+      answer(message.id, { tools: [TOOL] });
+    } else if (message.method === "tools/call") {
+      const name = String(message.params?.name);
+      calls.push(name);
+      answer(message.id, { content: [{ type: "text", text: `ran ${name}` }] });
+    }
+  };
+  serverEnd.start();
   const child: ServerProcess = {
     pid: 0,
-    stdout: new ReadableStream({ start: (c) => void (output = c) }),
-    stdin: new WritableStream({
-      write(chunk) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let end;
-        while ((end = buffer.indexOf("\n")) !== -1) {
-          const message = JSON.parse(buffer.slice(0, end));
-          buffer = buffer.slice(end + 1);
-          if (message.method === "tools/list") {
-            answer(message.id, { tools: [TOOL] });
-          } else if (message.method === "tools/call") {
-            calls.push(message.params.name);
-            answer(message.id, {
-              content: [{ type: "text", text: `ran ${message.params.name}` }],
-            });
-          }
-        }
-      },
-    }),
+    transport: gateEnd,
     closeStdin: () => {
-      output.close();
+      serverEnd.close();
       exit({ success: true, code: 0, signal: null });
       return Promise.resolve();
     },

@@ -1,10 +1,11 @@
 // connectHttpServer() against a scripted Streamable HTTP server: what the
 // gate does when a stream breaks, a session is forgotten, or a request gets
-// no answer. Each test waits on lines the connection emits.
+// no answer. Each test waits on the messages the connection passes on.
 
 import assert from "node:assert/strict";
 import { connectHttpServer } from "./_http_server.ts";
 import type { ServerProcess } from "./_server_process.ts";
+import type { JsonRpcMessage } from "../../jsonrpc/types.ts";
 
 type Message = Record<string, unknown>;
 
@@ -81,7 +82,7 @@ function scripted(
   return { url: `http://127.0.0.1:${server.addr.port}/mcp`, all, server };
 }
 
-/** The connection, with a line reader over what it passes to the host. */
+/** The connection, with a reader of the messages it passes to the host. */
 function connect(
   url: string,
   headers?: readonly (readonly [string, string])[],
@@ -91,31 +92,34 @@ function connect(
     headers,
     log: (line) => log.push(line),
   });
-  const writer = child.stdin.getWriter();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
+  const { transport } = child;
+  const received: Message[] = [];
+  let ended = false;
+  let wake: () => void = () => {};
+  transport.onmessage = (message) => {
+    received.push(message);
+    wake();
+  };
+  transport.onend = () => {
+    ended = true;
+    wake();
+  };
+  transport.start();
   return {
     log,
     child,
-    send: (message: unknown) =>
-      writer.write(new TextEncoder().encode(JSON.stringify(message) + "\n")),
+    send: (message: unknown) => transport.send(message as JsonRpcMessage),
     async next(): Promise<Message> {
       for (;;) {
-        const end = buffer.indexOf("\n");
-        if (end !== -1) {
-          const line = buffer.slice(0, end);
-          buffer = buffer.slice(end + 1);
-          return JSON.parse(line);
-        }
-        const { value, done } = await reader.read();
-        if (done) throw new Error("The connection ended");
-        buffer += value;
+        const message = received.shift();
+        if (message !== undefined) return message;
+        if (ended) throw new Error("The connection ended");
+        await new Promise<void>((resolve) => wake = resolve);
       }
     },
     async close() {
-      await writer.close().catch(() => {});
       await child.closeStdin();
-      await reader.cancel().catch(() => {});
+      await transport.close();
     },
   };
 }
@@ -617,6 +621,90 @@ Deno.test("connectHttpServer() closes a call's stream when the host cancels the 
   } finally {
     // A stream left open must not hold the end of the test.
     client.child.kill("SIGTERM");
+    await client.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("connectHttpServer()'s transport passes on parsed messages, refuses one of the wrong shape, and ends only after what was sent", async () => {
+  const order: string[] = [];
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => release = resolve);
+  let slowArrived!: () => void;
+  const slow = new Promise<void>((resolve) => slowArrived = resolve);
+  let refusalArrived!: (body: Message) => void;
+  const refusal = new Promise<Message>((resolve) => refusalArrived = resolve);
+  const { url, server } = scripted(async (seen) => {
+    const body = seen.body;
+    if (seen.method === "DELETE") {
+      order.push("DELETE");
+      return new Response(null, { status: 200 });
+    }
+    if (seen.method === "GET") return new Response(null, { status: 405 });
+    if (body?.method === "initialize") {
+      return json({ jsonrpc: "2.0", id: 0, result: INIT_RESULT }, {
+        "mcp-session-id": "s1",
+      });
+    }
+    if (body?.method === "tools/call" && body.id === 1) {
+      // A message of the wrong shape first, then the answer.
+      return sse([
+        data({ jsonrpc: "1.0", id: 5, result: {} }),
+        data({ jsonrpc: "2.0", id: 1, result: { content: [] } }),
+      ]);
+    }
+    if (body?.method === "tools/call" && body.id === 2) {
+      slowArrived();
+      await held;
+      order.push("answered 2");
+      return json({ jsonrpc: "2.0", id: 2, result: { content: [] } });
+    }
+    if (body !== undefined && "error" in body) refusalArrived(body);
+    return new Response(null, { status: 202 });
+  });
+  const client = connect(url);
+  try {
+    await initialized(client);
+    await client.send(CALL);
+    // The wrong one is not passed on: the next message is the answer.
+    assert.deepEqual(await client.next(), {
+      jsonrpc: "2.0",
+      id: 1,
+      result: { content: [] },
+    });
+    assert.deepEqual(await refusal, {
+      jsonrpc: "2.0",
+      id: 5,
+      error: {
+        code: -32600,
+        message: 'Invalid Request: expected "jsonrpc": "2.0", got "1.0"',
+      },
+    });
+
+    await client.send({ ...CALL, id: 2 });
+    await slow;
+    const ended = new Promise<void>((resolve) =>
+      client.child.transport.onend = () => {
+        order.push("end");
+        resolve();
+      }
+    );
+    await client.child.closeStdin();
+    release();
+    assert.equal((await client.next()).id, 2);
+    await ended;
+    assert.deepEqual(await client.child.status, {
+      success: true,
+      code: 0,
+      signal: null,
+    });
+    assert.deepEqual(order, ["answered 2", "DELETE", "end"]);
+    await assert.rejects(
+      () => client.send({ ...CALL, id: 3 }),
+      /The server's session has ended/,
+    );
+  } finally {
+    release();
     await client.close();
     await server.shutdown();
   }

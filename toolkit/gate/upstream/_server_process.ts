@@ -3,7 +3,8 @@
 // `Deno.Command` child's stdin and stdout streams go through a blocking
 // thread pool, which costs the gate about twice the CPU per message (see
 // stdio/_fd_pipe.ts and bench/relay_floor.ts). The gate sees the shape of a
-// Deno child: pid, stdout, status and kill.
+// Deno child (pid, status and kill) and speaks to it through a transport
+// of parsed messages: a StdioTransport over its pipes.
 //
 // The server must not outlive the gate, even a gate killed with SIGKILL,
 // which runs no code of its own. Deno offers no parent-death signal
@@ -17,6 +18,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { constants } from "node:os";
 import process from "node:process";
+import type { MessageTransport } from "../../jsonrpc/_message_channel.ts";
+import { StdioTransport } from "../../stdio/mod.ts";
 import {
   pipeReadable,
   pipeWritable,
@@ -24,18 +27,19 @@ import {
   socketSource,
 } from "../../stdio/_fd_pipe.ts";
 
-/** A running server and its pipes. */
+/**
+ * A running server as the gate sees it: a process it spawned, or a remote
+ * server (upstream/_http_server.ts), or a fake one in a test.
+ */
 export interface ServerProcess {
-  /** The server's process id. */
+  /** The server's process id (0 when it is not a process of the gate's). */
   readonly pid: number;
-  /** What the server writes on its stdout. */
-  readonly stdout: ReadableStream<Uint8Array>;
   /**
-   * Writes to the server's stdin, each write resolving once its bytes are
-   * passed on; closing this stream does not close stdin (`closeStdin` does).
+   * The server's messages both ways, parsed. Closing it stops the reading
+   * and leaves the server's input open (`closeStdin` closes that).
    */
-  readonly stdin: WritableStream<Uint8Array>;
-  /** Closes the server's stdin, after what was written before: its EOF. */
+  readonly transport: MessageTransport;
+  /** Closes the server's input, after what was sent before: its EOF. */
   closeStdin(): Promise<void>;
   /** Resolves when the server exits, as `Deno.ChildProcess.status` does. */
   readonly status: Promise<Deno.CommandStatus>;
@@ -46,6 +50,17 @@ export interface ServerProcess {
    * and stops the watchdog.
    */
   dispose(): void;
+}
+
+/** A server the gate spawned, with the pipes its transport speaks on. */
+export interface SpawnedServer extends ServerProcess {
+  /** What the server writes on its stdout. */
+  readonly stdout: ReadableStream<Uint8Array>;
+  /**
+   * Writes to the server's stdin, each write resolving once its bytes are
+   * passed on; closing this stream does not close stdin (`closeStdin` does).
+   */
+  readonly stdin: WritableStream<Uint8Array>;
 }
 
 /**
@@ -68,7 +83,7 @@ export async function spawnServer(
   command: readonly string[],
   env: Record<string, string> | undefined,
   options: { replaceEnv?: boolean } = {},
-): Promise<ServerProcess> {
+): Promise<SpawnedServer> {
   const group = Deno.build.os !== "windows";
   const child = spawn(command[0], command.slice(1), {
     // spawn() replaces the environment; Deno.Command (and the gate's
@@ -109,10 +124,19 @@ export async function spawnServer(
   const stdin = child.stdin!;
   const stdout = child.stdout!;
   let closing: Promise<void> | undefined;
-  return {
-    pid,
+  const pipes = {
     stdout: pipeReadable(socketSource(stdout)),
     stdin: pipeWritable(socketSink(stdin)),
+  };
+  return {
+    pid,
+    ...pipes,
+    // Closing it releases the pipes and leaves the server's stdin open:
+    // the gate closes that itself (closeStdin).
+    transport: new StdioTransport({
+      readable: pipes.stdout,
+      writable: pipes.stdin,
+    }),
     closeStdin() {
       closing ??= new Promise<void>((resolve) => {
         if (stdin.writableEnded || stdin.destroyed) {

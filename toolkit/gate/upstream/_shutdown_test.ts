@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { ServerProcess } from "./_server_process.ts";
 import { serverExit, stopServer } from "./_shutdown.ts";
+import { messageChannel } from "../../jsonrpc/_message_channel.ts";
 
 function status(code: number, signal: Deno.Signal | null = null) {
   return { success: code === 0, code, signal };
@@ -37,8 +38,7 @@ function fakeServer() {
   let exit!: (status: Deno.CommandStatus) => void;
   const child: ServerProcess = {
     pid: 1,
-    stdout: new ReadableStream(),
-    stdin: new WritableStream(),
+    transport: messageChannel()[0],
     closeStdin: () => Promise.resolve(),
     dispose: () => {},
     status: new Promise((resolve) => exit = resolve),
