@@ -754,7 +754,11 @@ export class Gatekeeper {
     }
     const patterns = this.#recorded(given.tool, given.patterns);
     const fields = patterns === given.patterns ? given : { ...given, patterns };
-    telemetry?.decided(fields);
+    telemetry?.decided(
+      this.#server === undefined
+        ? fields
+        : { ...fields, server: this.#server.name },
+    );
     const elapsedMs = Math.round((performance.now() - started) * 1000) / 1000;
     const { tool, decision, outcome, rule, unlisted, remember, flow, since } =
       fields;

@@ -51,6 +51,8 @@ export const GATE_ATTR = {
   OUTCOME: "forge.gate.outcome",
   /** The user's answer to an approval question: `accept`, `decline`, `cancel`. */
   ACTION: "forge.gate.approval.action",
+  /** The server the call was for, in a gate of many servers. */
+  SERVER: "forge.gate.server",
 } as const;
 
 /** The names of the spans of the gate's own requests. */
@@ -221,6 +223,9 @@ export class OtelTelemetry implements GateTelemetry {
       [GATE_ATTR.OUTCOME]: decision.outcome,
     };
     if (decision.rule !== null) attributes[GATE_ATTR.RULE] = decision.rule;
+    if (decision.server !== undefined) {
+      attributes[GATE_ATTR.SERVER] = decision.server;
+    }
     if (decision.patterns.length > 0) {
       attributes[GATE_ATTR.PATTERNS] = [...decision.patterns];
     }

@@ -20,6 +20,8 @@ export interface CallDecision {
   patterns: readonly string[];
   /** What became of the call: `forwarded`, `denied`, `approved`, … */
   outcome: string;
+  /** The server the call was for, in a gate of many servers. */
+  server?: string;
 }
 
 /** A request of the gate's own, being traced. */

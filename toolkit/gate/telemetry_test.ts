@@ -367,3 +367,47 @@ Deno.test("the gate's static module graph has no @opentelemetry/api; only its te
   const otel = byName.get(local[0])?.dependencies ?? [];
   assert.ok(otel.some((d) => /opentelemetry/.test(d.code?.specifier ?? "")));
 });
+
+Deno.test("a gate of many servers names the server on the span of each decided call", async () => {
+  exporter.reset();
+  const dir = await Deno.makeTempDir();
+  await Deno.writeTextFile(
+    `${dir}/gate.json`,
+    JSON.stringify({
+      deny: ["write:secrets/**"],
+      servers: { files: { command: FAKE_COMMAND } },
+    }),
+  );
+  const host = hostStreams();
+  const gate = await startGate([], {
+    policy: `${dir}/gate.json`,
+    readable: host.readable,
+    writable: host.writable,
+    log: () => {},
+    telemetry: true,
+  });
+  try {
+    await host.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" },
+      },
+    });
+    await host.next();
+    await host.call(2, "files_probed", { patterns: ["write:secrets/key"] });
+    const answer = await host.next();
+    assert.equal(answer.result.isError, true);
+    const call = spanOf("tools/call probed", SERVER);
+    assert.equal(call.attributes["forge.gate.server"], "files");
+    assert.equal(call.attributes["forge.gate.decision"], "deny");
+  } finally {
+    await host.end();
+    await gate.close();
+    await host.drain().catch(() => {});
+    await Deno.remove(dir, { recursive: true });
+  }
+});
