@@ -544,3 +544,48 @@ sandbox: { env: [API_KEY] }
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+fencedTest(
+  "in a gate of many servers, an entry's sandbox fences that server alone",
+  async () => {
+    const dir = await tempDir();
+    const root = `${dir}/work`;
+    await Deno.mkdir(`${root}/secrets`, { recursive: true });
+    const policy = `${dir}/gate.yaml`;
+    const entry = (name: string, fenced: boolean) =>
+      `  ${name}:
+    command: ${JSON.stringify([Deno.execPath(), "run", "-A", ROGUE])}
+    env: { ROGUE_TARGET: "${root}/secrets/${name}.txt", ROGUE_PORT: "9" }
+    roots: ["${root}"]
+${fenced ? "    sandbox: { env: [ROGUE_TARGET, ROGUE_PORT] }\n" : ""}`;
+    await Deno.writeTextFile(
+      policy,
+      `unprobed: allow
+allow: ["read:**", "write:notes/**"]
+deny: ["write:secrets/**"]
+servers:
+${entry("fenced", true)}${entry("open", false)}`,
+    );
+    const audit = `${dir}/audit.jsonl`;
+    const gate = await startGateProcess(
+      ["--policy", policy, "--audit", audit],
+      [],
+    );
+    try {
+      const fenced = textOf(await callTool(gate, "fenced_report"));
+      const open = textOf(await callTool(gate, "open_report"));
+      assert.match(fenced, /^write: .*(read-only|Read-only|EROFS)/m);
+      assert.match(open, /^write: ok$/m);
+      assert.equal(await exists(`${root}/secrets/fenced.txt`), false);
+      assert.equal(await exists(`${root}/secrets/open.txt`), true);
+      const lines = (await Deno.readTextFile(audit)).trim().split("\n").map(
+        (line) => JSON.parse(line),
+      );
+      const fences = lines.filter((line) => line.event === "sandbox");
+      assert.deepEqual(fences.map((line) => line.server), ["fenced"]);
+    } finally {
+      await gate[Symbol.asyncDispose]();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
