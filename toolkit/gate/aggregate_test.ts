@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { startGate } from "./gate.ts";
 import { hostStreams } from "./testdata/host_streams.ts";
-import { FAKE_COMMAND } from "./testdata/gate_process.ts";
+import { FAKE_COMMAND, HELLO_COMMAND } from "./testdata/gate_process.ts";
 
 type Host = ReturnType<typeof hostStreams>;
 // deno-lint-ignore no-explicit-any
@@ -14,7 +14,7 @@ type Message = Record<string, any>;
 /** Writes `policy` (JSON) to a fresh folder, starts the gate and initializes. */
 async function startAggregate(
   policy: Record<string, unknown>,
-  capabilities: Record<string, unknown> = {},
+  capabilities: Record<string, unknown> | null = {},
 ) {
   const dir = await Deno.makeTempDir();
   const path = `${dir}/gate.json`;
@@ -29,18 +29,22 @@ async function startAggregate(
     log: (line) => lines.push(line),
     graceMs: 500,
   });
-  await host.send({
-    jsonrpc: "2.0",
-    id: 0,
-    method: "initialize",
-    params: {
-      protocolVersion: "2025-11-25",
-      capabilities,
-      clientInfo: { name: "t", version: "1" },
-    },
-  });
-  const init = await nextAnswer(host, 0);
-  await host.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  let init: Message | undefined;
+  // A 2026-07-28 host (null) sends no initialize.
+  if (capabilities !== null) {
+    await host.send({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities,
+        clientInfo: { name: "t", version: "1" },
+      },
+    });
+    init = await nextAnswer(host, 0);
+    await host.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  }
   return {
     dir,
     host,
@@ -87,7 +91,7 @@ Deno.test("a gate of many servers shows them to the host as one", async (t) => {
   const { host } = gate;
 
   await t.step("initialize is merged and names the gate", () => {
-    const { result } = gate.init;
+    const { result } = gate.init!;
     assert.equal(result.serverInfo.name, "forge-gate");
     assert.deepEqual(result.capabilities, { tools: { listChanged: true } });
     assert.equal(result.protocolVersion, "2025-06-18");
@@ -235,4 +239,117 @@ Deno.test("a gate of many servers refuses to start on what it cannot serve", asy
     );
     await Deno.remove(dir, { recursive: true });
   });
+});
+
+/** hello-tool as the aggregate's "notes" server, writing under `root`. */
+function notesPolicy(root: string) {
+  return {
+    allow: ["read:**", "write:notes/**", "x-fake:**"],
+    ask: ["write:drafts/**"],
+    servers: {
+      notes: { command: HELLO_COMMAND, env: { HELLO_ROOT: root } },
+      a: { command: FAKE_COMMAND },
+    },
+  };
+}
+
+Deno.test("an aggregate asks a 2025 host about a call with elicitation, naming the server", async () => {
+  const root = await Deno.makeTempDir();
+  try {
+    await using gate = await startAggregate(notesPolicy(root), {
+      elicitation: {},
+    });
+    const { host } = gate;
+    await host.call(1, "notes_write_file", {
+      path: "drafts/a.md",
+      content: "hi",
+    });
+    const question = await host.next();
+    assert.equal(question.method, "elicitation/create");
+    assert.match(question.params.message, /^Server "notes": /);
+    assert.match(question.params.message, /write:drafts\/a\.md/);
+    await host.send({
+      jsonrpc: "2.0",
+      id: question.id,
+      result: { action: "accept", content: {} },
+    });
+    const answer = await nextAnswer(host, 1);
+    assert.equal(answer.result.isError, undefined);
+    assert.equal(await Deno.readTextFile(`${root}/drafts/a.md`), "hi");
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("an aggregate serves a 2026-07-28 host: discover, lists, and approval rounds", async (t) => {
+  const root = await Deno.makeTempDir();
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
+    "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" },
+  };
+  try {
+    await using gate = await startAggregate(notesPolicy(root), null);
+    const { host } = gate;
+    await t.step(
+      "server/discover merges what the servers that answer it say",
+      async () => {
+        await host.send({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "server/discover",
+          params: { _meta: meta },
+        });
+        const { result } = await nextAnswer(host, 1);
+        assert.deepEqual(result.supportedVersions, ["2026-07-28"]);
+        assert.equal(
+          result._meta["io.modelcontextprotocol/serverInfo"].name,
+          "forge-gate",
+        );
+        assert.ok("tools" in result.capabilities);
+      },
+    );
+    await t.step("tools/list says it is complete", async () => {
+      await host.send({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/list",
+        params: { _meta: meta },
+      });
+      const { result } = await nextAnswer(host, 2);
+      assert.equal(result.resultType, "complete");
+      assert.ok(
+        result.tools.some((tool: Message) => tool.name === "notes_write_file"),
+      );
+    });
+    await t.step(
+      "an asked call is a round, and its answer runs it",
+      async () => {
+        await host.call(3, "notes_write_file", {
+          path: "drafts/b.md",
+          content: "yo",
+        }, meta);
+        const round = await nextAnswer(host, 3);
+        assert.equal(round.result.resultType, "input_required");
+        const [key] = Object.keys(round.result.inputRequests);
+        await host.send({
+          jsonrpc: "2.0",
+          id: 4,
+          method: "tools/call",
+          params: {
+            name: "notes_write_file",
+            arguments: { path: "drafts/b.md", content: "yo" },
+            inputResponses: { [key]: { action: "accept", content: {} } },
+            requestState: round.result.requestState,
+            _meta: meta,
+          },
+        });
+        const done = await nextAnswer(host, 4);
+        assert.equal(done.result.isError, undefined, JSON.stringify(done));
+        assert.equal(await Deno.readTextFile(`${root}/drafts/b.md`), "yo");
+      },
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
 });
