@@ -353,3 +353,27 @@ Deno.test("an aggregate serves a 2026-07-28 host: discover, lists, and approval 
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("an aggregate follows its policy file: an entry's new rule decides that server's next call", async () => {
+  await using gate = await startAggregate(TWO_FAKES);
+  const { host } = gate;
+  await host.call(1, "b_plain", {});
+  assert.equal((await nextAnswer(host, 1)).result.isError, true);
+  const path = `${gate.dir}/gate.json`;
+  const next = structuredClone(TWO_FAKES);
+  // deno-lint-ignore no-explicit-any
+  (next.servers.b as any).unprobed = "allow";
+  const temporary = `${path}.tmp`;
+  await Deno.writeTextFile(temporary, JSON.stringify(next));
+  await Deno.rename(temporary, path);
+  // The next call is decided by the file saved before it.
+  await host.call(2, "b_plain", {});
+  assert.equal((await nextAnswer(host, 2)).result.isError, undefined);
+  // A reload that breaks the file keeps the last good policy.
+  await Deno.writeTextFile(temporary, '{"servers": {"b": {}}}');
+  await Deno.rename(temporary, path);
+  await host.call(3, "b_plain", {});
+  assert.equal((await nextAnswer(host, 3)).result.isError, undefined);
+  await host.call(4, "a_plain", {});
+  assert.equal((await nextAnswer(host, 4)).result.isError, undefined);
+});
