@@ -7,7 +7,7 @@
 
 import { dirname, resolve } from "node:path";
 import type { Decision } from "../policy/mod.ts";
-import { Aggregate } from "./_aggregate.ts";
+import { Aggregate } from "./aggregate/_aggregate.ts";
 import { type AuditLog, serverAudit } from "./audit/_audit.ts";
 import { messageOf } from "./_log.ts";
 import { Pins } from "./pins/_pins.ts";

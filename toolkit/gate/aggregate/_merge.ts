@@ -3,8 +3,8 @@
 // and their lists under the names the host calls them by. Pure functions
 // over plain answers; _aggregate.ts decides whom to ask and when.
 
-import { isRecord } from "../_util/json_type.ts";
-import { joinName } from "../_util/mount_names.ts";
+import { isRecord } from "../../_util/json_type.ts";
+import { joinName } from "../../_util/mount_names.ts";
 
 /** The gate's name in the answers it merges. */
 export const AGGREGATE_INFO = { name: "forge-gate", version: "0.1.0" };

@@ -9,19 +9,19 @@
 // sampling request, roots/list) reach the host under ids of the
 // aggregate's own, and their answers go back to the server that asked.
 
-import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/mod.ts";
-import { RPC_ERROR } from "../jsonrpc/mod.ts";
-import { META } from "../jsonrpc/_versions.ts";
-import type { MessageTransport } from "../jsonrpc/_message_channel.ts";
-import { StdioTransport } from "../stdio/mod.ts";
-import { isRecord } from "../_util/json_type.ts";
+import type { JsonRpcId, JsonRpcMessage } from "../../jsonrpc/mod.ts";
+import { RPC_ERROR } from "../../jsonrpc/mod.ts";
+import { META } from "../../jsonrpc/_versions.ts";
+import type { MessageTransport } from "../../jsonrpc/_message_channel.ts";
+import { StdioTransport } from "../../stdio/mod.ts";
+import { isRecord } from "../../_util/json_type.ts";
 import {
   findCollision,
   type NameGroup,
   routeName,
   splitName,
-} from "../_util/mount_names.ts";
-import { messageOf } from "./_log.ts";
+} from "../../_util/mount_names.ts";
+import { messageOf } from "../_log.ts";
 import {
   type Answered,
   exposeItems,
@@ -37,7 +37,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from "./_member.ts";
-import { eraMeta, isStateless, refusal } from "./_era.ts";
+import { eraMeta, isStateless, refusal } from "../_era.ts";
 
 /** How long a server may take to answer one page of a list the host asked for. */
 const LIST_TIMEOUT_MS = 5000;

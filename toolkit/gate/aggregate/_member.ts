@@ -6,12 +6,12 @@
 // delay that doubles with each failure (up to BACKOFF_MAX_MS) and starts
 // over once it has stayed up.
 
-import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/mod.ts";
+import type { JsonRpcId, JsonRpcMessage } from "../../jsonrpc/mod.ts";
 import {
   messageChannel,
   type MessageTransport,
-} from "../jsonrpc/_message_channel.ts";
-import { messageOf } from "./_log.ts";
+} from "../../jsonrpc/_message_channel.ts";
+import { messageOf } from "../_log.ts";
 
 /** The first wait before a server is started again. */
 export const BACKOFF_FIRST_MS = 250;
