@@ -2,9 +2,11 @@
 // the log's chain (refusing a broken one), then decides each call it holds
 // again under the policy FILE, by the patterns the log recorded, and lists
 // the calls whose decision would change, and those the log cannot
-// re-decide. Exit 0 when no decision changes, 1 when one does, 2 for a bad
-// command line, a file that cannot be read, a broken chain or a wrong
-// policy.
+// re-decide. A line of a gate of many servers (`server`) is decided by
+// that server's view of the policy; a server the policy no longer has is a
+// change (the gate would not route the call). Exit 0 when no decision
+// changes, 1 when one does, 2 for a bad command line, a file that cannot
+// be read, a broken chain or a wrong policy.
 
 import { isRecord } from "../../_util/json_type.ts";
 import { type AuditAnchor, readAnchor } from "./_audit_anchor.ts";
@@ -16,6 +18,7 @@ import {
   loadPolicy,
   type OfflineCall,
   OfflineSession,
+  serverNames,
 } from "../policy/_offline.ts";
 import type { PolicyInForce } from "../policy/_policy_source.ts";
 
@@ -108,6 +111,7 @@ async function replay(
   // names the line that set it off.
   const session = new OfflineSession(inForce);
   const counts = { calls: 0, changed: 0, unknown: 0 };
+  const servers = serverNames(inForce);
   let start = 0;
   for (let number = 1; start < bytes.length; number++) {
     let end = bytes.indexOf(NEWLINE, start);
@@ -117,13 +121,41 @@ async function replay(
     const line: unknown = JSON.parse(decoder.decode(raw));
     if (!isCallLine(line)) continue;
     counts.calls++;
-    const { tool, patterns, decision, rule, outcome } = line;
-    const said = `${log}:${number}: ${tool} ${JSON.stringify(patterns)}`;
+    const { server, tool, patterns, decision, rule, outcome } = line;
+    const said = `${log}:${number}: ${tool}${
+      server === undefined ? "" : ` on server "${server}"`
+    } ${JSON.stringify(patterns)}`;
     const cannot = (why: string) => {
       counts.unknown++;
       console.log(`${said}: cannot be re-decided: ${why}`);
     };
-    const call = callOf(line, inForce);
+    if (servers === undefined && server !== undefined) {
+      cannot(
+        "the log is of a gate of many servers, and the policy names no servers",
+      );
+      continue;
+    }
+    if (servers !== undefined && server === undefined) {
+      cannot(
+        `the line names no server (a gate of one server), and the policy names servers (${
+          servers.join(", ")
+        })`,
+      );
+      continue;
+    }
+    if (servers !== undefined && !servers.includes(server!)) {
+      // The policy has no such server: the call would not reach one.
+      counts.changed++;
+      console.log(
+        `${said}: was ${decision} (${
+          rule ?? "no rule"
+        }), would not be routed: the policy has no server "${server}" (its servers are ${
+          servers.join(", ")
+        })`,
+      );
+      continue;
+    }
+    const call = callOf(line, session.policyFor(server));
     if (typeof call === "string") {
       cannot(call);
       continue;
@@ -144,6 +176,7 @@ async function replay(
 
 /** An audit line of a call the policy decided. */
 interface CallLine {
+  server?: string;
   tool: string;
   patterns: string[];
   decision: "allow" | "ask" | "deny";
@@ -159,10 +192,14 @@ function isCallLine(line: unknown): line is CallLine {
     typeof line.tool === "string" && Array.isArray(line.patterns) &&
     (line.decision === "allow" || line.decision === "ask" ||
       line.decision === "deny") &&
-    line.outcome !== "withheld";
+    line.outcome !== "withheld" &&
+    (line.server === undefined || typeof line.server === "string");
 }
 
-/** The call an audit line stands for, or why it cannot be decided again. */
+/**
+ * The call an audit line stands for, or why it cannot be decided again;
+ * `inForce` is the policy of the line's server.
+ */
 function callOf(line: CallLine, inForce: PolicyInForce): OfflineCall | string {
   const { tool, patterns, rule } = line;
   if (patterns.some((p) => p.includes(REDACTED))) {
@@ -171,8 +208,10 @@ function callOf(line: CallLine, inForce: PolicyInForce): OfflineCall | string {
   if (rule === "newTools") {
     return "the pins decided it (a tool new since they were taken)";
   }
+  const { server } = line;
+  const on = server === undefined ? {} : { server };
   if (patterns.length > 0 || (rule === null || !BY_NAME.test(rule))) {
-    return { tool, patterns };
+    return { ...on, tool, patterns };
   }
   // Decided by its name: the new policy's entry, annotations or unprobed.
   const entry = inForce.mapping.entry(tool);
@@ -188,7 +227,7 @@ function callOf(line: CallLine, inForce: PolicyInForce): OfflineCall | string {
   ) {
     return "the policy decides by the tool's annotations, which the log does not hold";
   }
-  return { tool, listed: !line.unlisted, annotations };
+  return { ...on, tool, listed: !line.unlisted, annotations };
 }
 
 /** `AUDIT --policy FILE [--anchor ANCHOR]`, in any order. */

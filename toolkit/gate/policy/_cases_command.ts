@@ -2,7 +2,9 @@
 // file with the gate's own decision code (_offline.ts), no server started,
 // and prints each case whose decision is not the expected one, with what
 // decided it. Exit 0 when every case holds, 1 on a miss, 2 for a bad
-// command line or a file that cannot be read or is wrong (located).
+// command line or a file that cannot be read or is wrong (located). With a
+// policy that names its servers, every call of a case names its server and
+// is decided by that server's view of the policy, as in the gate.
 
 import type { Decision } from "../../policy/mod.ts";
 import { isRecord, typeName } from "../../_util/json_type.ts";
@@ -14,6 +16,7 @@ import {
   loadPolicy,
   type OfflineCall,
   OfflineSession,
+  serverNames,
 } from "./_offline.ts";
 
 /** The usage of the test subcommand. */
@@ -44,12 +47,16 @@ interface Case {
   expect: Decision;
 }
 
-/** A wrong field of the cases file. */
+/** A wrong field of the cases file (placed at `at`, the field by default). */
 class CaseError extends TypeError {
   readonly path: readonly (string | number)[];
-  constructor(problem: string, path: readonly (string | number)[]) {
+  constructor(
+    problem: string,
+    path: readonly (string | number)[],
+    at: readonly (string | number)[] = path,
+  ) {
     super(`${fieldName(path)}: ${problem}`);
-    this.path = path;
+    this.path = at;
   }
 }
 
@@ -76,7 +83,11 @@ export async function casesCommand(
     console.error(`forge gate: Cannot load the policy: ${inForce.problem}`);
     return 2;
   }
-  const read = await readCases(open(parsed.cases), parsed.cases);
+  const read = await readCases(
+    open(parsed.cases),
+    parsed.cases,
+    serverNames(inForce),
+  );
   if ("problem" in read) {
     console.error(`forge gate: Cannot read the cases: ${read.problem}`);
     return 2;
@@ -94,8 +105,11 @@ export async function casesCommand(
     if (decided.decision === test.expect) continue;
     missed++;
     const place = read.place(test.path);
+    const on = test.call.server === undefined
+      ? ""
+      : ` on server "${test.call.server}"`;
     console.log(
-      `${parsed.cases}:${place.line}:${place.column}: ${test.name}: expected ${test.expect}, got ${decided.decision} by ${
+      `${parsed.cases}:${place.line}:${place.column}: ${test.name}${on}: expected ${test.expect}, got ${decided.decision} by ${
         decidedBy(decided)
       }`,
     );
@@ -135,6 +149,7 @@ function testArgs(
 async function readCases(
   path: string,
   shown: string,
+  servers: readonly string[] | undefined,
 ): Promise<
   | {
     cases: Case[];
@@ -166,7 +181,7 @@ async function readCases(
     return locateField(text, at, Array.isArray(list) ? list : []);
   };
   try {
-    return { cases: checkCases(value), place };
+    return { cases: checkCases(value, servers), place };
   } catch (error) {
     if (!(error instanceof CaseError)) throw error;
     const { line, column } = place(error.path);
@@ -174,7 +189,10 @@ async function readCases(
   }
 }
 
-function checkCases(value: unknown): Case[] {
+function checkCases(
+  value: unknown,
+  servers: readonly string[] | undefined,
+): Case[] {
   if (!isRecord(value) || !Array.isArray(value.cases)) {
     throw new CaseError(
       `expected a list of cases ({ tool, arguments or patterns, expect }), got ${
@@ -225,7 +243,7 @@ function checkCases(value: unknown): Case[] {
     return {
       name: `cases[${index}]${name === undefined ? "" : ` (${name})`}`,
       path: [...path, "expect"],
-      call: callOf(object, path),
+      call: callOf(object, path, servers),
       before: (before ?? []).map((call: unknown, i: number) => {
         const at = [...path, "before", i];
         const given = objectAt(call, at);
@@ -237,7 +255,7 @@ function checkCases(value: unknown): Case[] {
             );
           }
         }
-        return callOf(given, at);
+        return callOf(given, at, servers);
       }),
       expect: expect as Decision,
     };
@@ -262,13 +280,34 @@ function objectAt(
 function callOf(
   object: Record<string, unknown>,
   path: (string | number)[],
+  servers: readonly string[] | undefined,
 ): OfflineCall {
   const { server, tool, arguments: args, patterns, annotations, listed } =
     object;
-  if (server !== undefined) {
-    // Kept for a gate of many servers: one server's policy names none.
+  if (servers === undefined && server !== undefined) {
     throw new CaseError(
       "the policy names no servers: expected no server in a case",
+      [...path, "server"],
+    );
+  }
+  if (servers !== undefined && server === undefined) {
+    // Each server decides by its own view: none stands for the others.
+    throw new CaseError(
+      `missing server: the policy names servers (${
+        servers.join(", ")
+      }): expected the server the call is for, such as server: ${servers[0]}`,
+      path,
+      [...path, "tool"],
+    );
+  }
+  if (
+    servers !== undefined &&
+    (typeof server !== "string" || !servers.includes(server))
+  ) {
+    throw new CaseError(
+      `expected one of the policy's servers (${servers.join(", ")}), got ${
+        typeof server === "string" ? JSON.stringify(server) : typeName(server)
+      }`,
       [...path, "server"],
     );
   }
@@ -314,6 +353,7 @@ function callOf(
     ]);
   }
   return {
+    ...(server === undefined ? {} : { server: server as string }),
     tool,
     ...(args === undefined ? {} : { arguments: args }),
     ...(patterns === undefined ? {} : { patterns: patterns as string[] }),

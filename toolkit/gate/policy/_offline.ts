@@ -1,7 +1,10 @@
 // Internal: a call decided without a server, for `gate test` and `gate
 // replay`: the gate's own steps (patternVerdict for a probed tool's
 // patterns, mappedVerdict for a tool decided by name or templates, then
-// the flows of the session), with no probe, pins or user.
+// the flows of the session), with no probe, pins or user. With a policy
+// that names its servers, each call is decided by its server's view of the
+// policy (serverPolicy's), and the session's flows see it as the aggregate
+// shows it: `<prefix>_<tool>`, on its server.
 
 import type { Decision } from "../../policy/mod.ts";
 import { type FlowCall, FlowSession, type FlowVerdict } from "./_flows.ts";
@@ -14,9 +17,19 @@ import {
 } from "./_policy_source.ts";
 import { readSettingsFile } from "./_settings_file.ts";
 import { messageOf } from "../_log.ts";
+import { joinName } from "../../_util/mount_names.ts";
+
+/** What a one-server gate decides with when the file does not say. */
+const DEFAULTS: {
+  unprobed: Decision;
+  tools: ReadonlyMap<string, Decision>;
+} = { unprobed: "ask", tools: new Map() };
 
 /** A call as a case or an audit line gives it. */
 export interface OfflineCall {
+  /** The call's server, in a gate of many servers (`servers:`). */
+  server?: string;
+  /** The tool's name: the server's own name for it, as audit lines give it. */
   tool: string;
   /** The patterns a probed tool answers; the tool is then taken as probed. */
   patterns?: readonly string[];
@@ -37,15 +50,26 @@ export type OfflineDecision =
 export class OfflineSession {
   #flows = new FlowSession();
   #inForce: PolicyInForce;
+  #views = new Map<string, { inForce: PolicyInForce; prefix: string }>();
 
   constructor(inForce: PolicyInForce) {
     this.#inForce = inForce;
   }
 
-  /** Decides `call` as the gate would, with the flows the session set off. */
+  /**
+   * Decides `call` as the gate would, with the flows the session set off:
+   * by its server's view of the policy when it names one.
+   *
+   * @throws {RangeError} When `call.server` is not one of {@linkcode serverNames}.
+   */
   async decide(call: OfflineCall): Promise<OfflineDecision> {
-    const inForce = this.#inForce;
+    const { inForce, prefix } = this.#view(call.server);
     const { tool } = call;
+    // As the aggregate's gatekeeper gives it to the flows (_gatekeeper.ts).
+    const shown = {
+      tool: prefix === undefined ? tool : joinName(prefix, tool),
+      ...(call.server === undefined ? {} : { server: call.server }),
+    };
     let verdict: Verdict;
     if (call.patterns !== undefined) {
       verdict = patternVerdict(tool, call.patterns, inForce);
@@ -60,13 +84,13 @@ export class OfflineSession {
         return {
           decision: "deny",
           refused: mapped.refused,
-          call: { tool, patterns: [], unknown: false },
+          call: { ...shown, patterns: [], unknown: false },
         };
       }
       verdict = mapped.verdict;
     }
     const flowCall = {
-      tool,
+      ...shown,
       patterns: verdict.patterns,
       unknown: !!verdict.unknown,
     };
@@ -78,10 +102,67 @@ export class OfflineSession {
 
   /** Notes that a decided call ran (`line`: its audit line's SHA-256). */
   ran(call: FlowCall, line?: string): void {
+    // Every server's view holds the top level's flows.
     if (this.#inForce.flows !== undefined) {
       this.#flows.forwarded(this.#inForce.flows, call, line);
     }
   }
+
+  /**
+   * The policy `server`'s calls are decided by (the whole policy for no
+   * server).
+   *
+   * @throws {RangeError} When `server` is not one of {@linkcode serverNames}.
+   */
+  policyFor(server: string | undefined): PolicyInForce {
+    return this.#view(server).inForce;
+  }
+
+  #view(
+    server: string | undefined,
+  ): { inForce: PolicyInForce; prefix?: string } {
+    if (server === undefined) return { inForce: this.#inForce };
+    let view = this.#views.get(server);
+    if (view === undefined) {
+      const entry = this.#inForce.file?.servers?.get(server);
+      if (entry === undefined) {
+        throw new RangeError(
+          `Cannot decide a call on server "${server}": ${
+            unknownServer(this.#inForce)
+          }`,
+        );
+      }
+      // As serverPolicy views the entry for the server's gate.
+      view = {
+        inForce: {
+          ...policyInForce(entry.policy, DEFAULTS),
+          file: entry.policy,
+        },
+        prefix: entry.prefix,
+      };
+      this.#views.set(server, view);
+    }
+    return view;
+  }
+}
+
+/**
+ * The names of the policy's servers (`servers:`), in the file's order;
+ * `undefined` for a policy of one server.
+ */
+export function serverNames(
+  inForce: PolicyInForce,
+): readonly string[] | undefined {
+  const servers = inForce.file?.servers;
+  return servers === undefined ? undefined : [...servers.keys()];
+}
+
+/** What the policy's servers are, for an error about a server it lacks. */
+export function unknownServer(inForce: PolicyInForce): string {
+  const names = serverNames(inForce);
+  return names === undefined
+    ? "the policy names no servers"
+    : `the policy's servers are ${names.join(", ")}`;
 }
 
 /** What decided a call, for a report: the rule, the flow, or the refusal. */
@@ -113,10 +194,8 @@ export async function loadPolicy(
   if ("problem" in file) return file;
   const { text, format } = file;
   try {
-    return policyInForce(parsePolicyText(text, format), {
-      unprobed: "ask",
-      tools: new Map(),
-    });
+    const file = parsePolicyText(text, format);
+    return { ...policyInForce(file, DEFAULTS), file };
   } catch (error) {
     const { line, column } = error as { line?: number; column?: number };
     return {
