@@ -377,3 +377,67 @@ Deno.test("an aggregate follows its policy file: an entry's new rule decides tha
   await host.call(4, "a_plain", {});
   assert.equal((await nextAnswer(host, 4)).result.isError, undefined);
 });
+
+Deno.test("a server that never answers initialize is down alone, and started again", async () => {
+  const dir = await Deno.makeTempDir();
+  const silent = new URL("./testdata/silent_server.ts", import.meta.url)
+    .pathname;
+  await Deno.writeTextFile(
+    `${dir}/gate.json`,
+    JSON.stringify({
+      unprobed: "allow",
+      servers: {
+        a: { command: FAKE_COMMAND },
+        mute: { command: [Deno.execPath(), "run", silent] },
+      },
+    }),
+  );
+  const host = hostStreams();
+  const lines: string[] = [];
+  const restarted = Promise.withResolvers<void>();
+  const gate = await startGate([], {
+    policy: `${dir}/gate.json`,
+    readable: host.readable,
+    writable: host.writable,
+    log: (line) => {
+      lines.push(line);
+      if (lines.filter((l) => /server "mute" is down/.test(l)).length === 2) {
+        restarted.resolve();
+      }
+    },
+    startTimeoutMs: 200,
+    graceMs: 200,
+  });
+  try {
+    await host.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" },
+      },
+    });
+    const init = await nextAnswer(host, 1);
+    assert.deepEqual(init.result.capabilities, {
+      tools: { listChanged: true },
+    });
+    await host.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    await host.call(2, "mute_anything", {});
+    const down = await nextAnswer(host, 2);
+    assert.match(
+      down.result.content[0].text,
+      /^Server "mute" is not available: it did not answer initialize within 200 ms; the gate starts it again in 250 ms$/,
+    );
+    await host.call(3, "a_plain", {});
+    assert.equal((await nextAnswer(host, 3)).result.isError, undefined);
+    // Started again, it hangs again: down a second time, on its own.
+    await restarted.promise;
+  } finally {
+    await host.end();
+    await gate.close();
+    await host.drain().catch(() => {});
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -157,6 +157,14 @@ export interface GateOptions {
    */
   reloadDebounceMs?: number;
   /**
+   * In a gate of many servers (`servers:`), how long a server may take to
+   * answer the host's `initialize`: one that does not is down, and
+   * started again later, while the others serve.
+   *
+   * @default {10000}
+   */
+  startTimeoutMs?: number;
+  /**
    * Traces every request the gate relays through `@opentelemetry/api`, as
    * `otel()` traces a server's: a span per request, with the decision on
    * a call and its probe, approval and forwarded call as child spans, and
@@ -286,6 +294,14 @@ export async function startGate(
     );
   }
   if (
+    options.startTimeoutMs !== undefined &&
+    !(Number.isFinite(options.startTimeoutMs) && options.startTimeoutMs > 0)
+  ) {
+    throw new RangeError(
+      `Cannot start the gate: startTimeoutMs must be a number of milliseconds > 0, got ${options.startTimeoutMs}`,
+    );
+  }
+  if (
     options.telemetry !== undefined && typeof options.telemetry !== "boolean"
   ) {
     throw new TypeError(
@@ -383,6 +399,7 @@ export async function startGate(
   }
   if (servers !== undefined) {
     return await startAggregate(servers, {
+      startTimeoutMs: options.startTimeoutMs,
       source,
       audit,
       log,

@@ -93,10 +93,12 @@ export class Aggregate {
   #resolveFinished!: (code: number) => void;
   #ended: (() => Promise<void>) | undefined;
   #capabilities: Record<string, unknown> | undefined;
+  #startTimeoutMs: number;
 
   constructor(servers: readonly AggregateServer[], options: AggregateOptions) {
     this.#log = options.log;
     this.#ended = options.ended;
+    this.#startTimeoutMs = options.startTimeoutMs;
     this.finished = new Promise((resolve) => this.#resolveFinished = resolve);
     this.#host = new StdioTransport({
       readable: options.readable,
@@ -222,10 +224,15 @@ export class Aggregate {
   async #initialize(message: HostRequest): Promise<void> {
     this.#hostInit = message.params ?? {};
     await Promise.all(this.#members.map((member) => member.ready));
+    // A server that does not answer in time, or refuses, is down: it is
+    // started again and given this initialize then.
     const answers = await this.#askEveryone(
       "initialize",
       () => this.#hostInit,
-      { starting: false },
+      {
+        timeoutMs: this.#startTimeoutMs,
+        failed: (member, why) => member.fail(why),
+      },
     );
     const result = mergeInitialize(message.params?.protocolVersion, answers);
     this.#capabilities = result.capabilities as Record<string, unknown>;
@@ -250,7 +257,10 @@ export class Aggregate {
   async #askEveryone(
     method: string,
     params: () => Record<string, unknown> | undefined,
-    options: { starting?: boolean; timeoutMs?: number } = {},
+    options: {
+      timeoutMs?: number;
+      failed?: (member: Member, why: string) => void;
+    } = {},
   ): Promise<Answered[]> {
     const answers = await Promise.all(
       this.#members.filter((m) => m.state === "up").map(async (member) => {
@@ -265,17 +275,16 @@ export class Aggregate {
               result: answer.result,
             };
           }
-          if ("error" in answer) {
-            this.#log(
-              `server "${member.name}" answered ${method} with an error: ${answer.error.message}`,
-            );
-          }
+          const why = "error" in answer
+            ? `it answered ${method} with an error: ${answer.error.message}`
+            : `it answered ${method} without a result`;
+          this.#log(`server "${member.name}": ${why}`);
+          options.failed?.(member, why);
         } catch (error) {
-          this.#log(
-            `server "${member.name}" did not answer ${method}: ${
-              messageOf(error)
-            }`,
-          );
+          // "it did not answer initialize within 10000 ms", or down.
+          const why = messageOf(error);
+          this.#log(`server "${member.name}": ${method}: ${why}`);
+          options.failed?.(member, why);
         }
         return undefined;
       }),

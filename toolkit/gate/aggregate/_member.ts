@@ -261,6 +261,22 @@ export class Member {
     return `Server "${this.name}" is not available: ${this.#why}`;
   }
 
+  /**
+   * Takes an up (or starting) member down for `why` (it hangs, or refused
+   * the host's initialize): its gate is closed and it is started again
+   * later, as after an exit.
+   */
+  fail(why: string): void {
+    if (this.#state !== "up" && this.#state !== "starting") return;
+    const gate = this.#gate;
+    this.#down(why);
+    gate?.close().catch((error) =>
+      this.#options.log(
+        `server "${this.name}": cannot stop it: ${messageOf(error)}`,
+      )
+    );
+  }
+
   /** Stops the member for good. */
   async close(): Promise<void> {
     if (this.#state === "closed") return;
