@@ -11,6 +11,7 @@
 
 import { isRecord, typeName } from "../../_util/json_type.ts";
 import { checkPrefix } from "../../_util/mount_names.ts";
+import { MappingError } from "./_tool_mapping.ts";
 
 /** One server of a policy's `servers:`, checked. */
 export interface ServerEntry<P> {
@@ -28,28 +29,6 @@ export interface ServerEntry<P> {
   readonly env: Readonly<Record<string, string>>;
   /** The policy its calls are decided by: the top level's with its own keys. */
   readonly policy: P;
-}
-
-/** A wrong field of `servers:`: its problem and path from the file's top. */
-export class ServersError extends TypeError {
-  /** What is wrong and what was expected. */
-  readonly problem: string;
-  /** Keys and indexes from the file's top level to the wrong value. */
-  readonly path: readonly (string | number)[];
-  /** The column inside a rule string, if any. */
-  readonly column: number | undefined;
-
-  constructor(
-    problem: string,
-    path: readonly (string | number)[],
-    column?: number,
-  ) {
-    super(problem);
-    this.name = "ServersError";
-    this.problem = problem;
-    this.path = path;
-    this.column = column;
-  }
 }
 
 /** The keys that say how a server is reached; the others are policy keys. */
@@ -106,7 +85,7 @@ export interface PolicyChecker<P> {
  * server names to entries. Each entry's policy is checked by `checker`,
  * merged with the top level's.
  *
- * @throws {ServersError} Naming the wrong field from the file's top.
+ * @throws {MappingError} Naming the wrong field from the file's top.
  */
 export function parseServers<P>(
   value: unknown,
@@ -114,7 +93,7 @@ export function parseServers<P>(
   checker: PolicyChecker<P>,
 ): ReadonlyMap<string, ServerEntry<P>> {
   if (!isRecord(value) || Object.keys(value).length === 0) {
-    throw new ServersError(
+    throw new MappingError(
       `expected an object of server names to { command: [...] } or { url: "..." }, got ${
         isRecord(value) ? "an empty object" : typeName(value)
       }`,
@@ -122,7 +101,7 @@ export function parseServers<P>(
     );
   }
   if (top.pins !== undefined && top.pins !== null) {
-    throw new ServersError(
+    throw new MappingError(
       "a policy with servers keeps pins per server: expected pins in each server's entry",
       ["pins"],
     );
@@ -132,13 +111,13 @@ export function parseServers<P>(
   for (const [name, entry] of Object.entries(value)) {
     const path = ["servers", name];
     if (!SERVER_NAME.test(name)) {
-      throw new ServersError(
+      throw new MappingError(
         "invalid server name: expected 1-63 characters of A-Z a-z 0-9 . _ - not starting with _",
         path,
       );
     }
     if (!isRecord(entry)) {
-      throw new ServersError(
+      throw new MappingError(
         `expected { command: [...] } or { url: "..." }, got ${typeName(entry)}`,
         path,
       );
@@ -150,7 +129,7 @@ export function parseServers<P>(
           : `unknown key: expected ${
             [...CONNECTION_KEYS, ...ENTRY_POLICY_KEYS].join(", ")
           }`;
-        throw new ServersError(why, [...path, key]);
+        throw new MappingError(why, [...path, key]);
       }
     }
     const connection = parseConnection(entry, path);
@@ -158,7 +137,7 @@ export function parseServers<P>(
     if (prefix !== "") {
       const other = prefixes.get(prefix);
       if (other !== undefined) {
-        throw new ServersError(
+        throw new MappingError(
           `servers ${JSON.stringify(other)} and ${
             JSON.stringify(name)
           } share the prefix ${
@@ -198,7 +177,7 @@ function parseConnection(
 } {
   const { command, url } = entry;
   if ((command === undefined) === (url === undefined)) {
-    throw new ServersError(
+    throw new MappingError(
       command === undefined
         ? 'missing: expected command: ["program", "arg", ...] or url: "https://…/mcp"'
         : "both command and url: expected one way to reach the server",
@@ -209,7 +188,7 @@ function parseConnection(
   const env = parseStrings(entry.env, [...path, "env"]);
   if (url !== undefined) {
     if (typeof url !== "string" || !isHttpUrl(url)) {
-      throw new ServersError(
+      throw new MappingError(
         `expected an http:// or https:// URL, got ${
           typeof url === "string" ? JSON.stringify(url) : typeName(url)
         }`,
@@ -217,7 +196,7 @@ function parseConnection(
       );
     }
     if (Object.keys(env).length > 0) {
-      throw new ServersError(
+      throw new MappingError(
         "a url server is not spawned: expected env only with command",
         [...path, "env"],
       );
@@ -228,7 +207,7 @@ function parseConnection(
     !Array.isArray(command) || command.length === 0 ||
     !command.every((part) => typeof part === "string") || command[0] === ""
   ) {
-    throw new ServersError(
+    throw new MappingError(
       `expected the program and its arguments as a non-empty list of strings, got ${
         typeName(command)
       }`,
@@ -236,7 +215,7 @@ function parseConnection(
     );
   }
   if (Object.keys(headers).length > 0) {
-    throw new ServersError(
+    throw new MappingError(
       "headers are sent to a url server: expected headers only with url",
       [...path, "headers"],
     );
@@ -264,7 +243,7 @@ function parseStrings(
 ): Record<string, string> {
   if (value === undefined || value === null) return {};
   if (!isRecord(value)) {
-    throw new ServersError(
+    throw new MappingError(
       `expected an object of names to strings, got ${typeName(value)}`,
       path,
     );
@@ -272,14 +251,14 @@ function parseStrings(
   const checked: Record<string, string> = {};
   for (const [key, text] of Object.entries(value)) {
     if (typeof text !== "string") {
-      throw new ServersError(
+      throw new MappingError(
         `expected a string, got ${typeName(text)}`,
         [...path, key],
       );
     }
     for (const [, variable] of text.matchAll(VARIABLE)) {
       if (!VARIABLE_NAME.test(variable)) {
-        throw new ServersError(
+        throw new MappingError(
           `invalid variable \${${variable}}: expected \${NAME} with letters, digits and _`,
           [...path, key],
         );
@@ -298,7 +277,7 @@ function parsePrefix(
     return checkPrefix(value, "Invalid prefix");
   } catch (error) {
     const problem = (error as Error).message.replace(/^Invalid prefix: /, "");
-    throw new ServersError(problem, path);
+    throw new MappingError(problem, path);
   }
 }
 
@@ -331,7 +310,7 @@ function entryPolicy<P>(
     merged[key] = entry[key];
   }
   if (context.remote && given.includes("sandbox") && entry.sandbox !== false) {
-    throw new ServersError(
+    throw new MappingError(
       "a url server cannot be sandboxed: the fence is for a server the gate spawns (run it fenced where it runs)",
       [...context.path, "sandbox"],
     );
@@ -372,7 +351,7 @@ function entryPolicy<P>(
     } else {
       path = [...context.path, ...explained.path];
     }
-    throw new ServersError(explained.problem, path, explained.column);
+    throw new MappingError(explained.problem, path, explained.column);
   }
 }
 

@@ -20,7 +20,7 @@ import {
   parseToolEntries,
 } from "./_tool_mapping.ts";
 import { type Flow, parseFlows } from "./_flows.ts";
-import { parseServers, ServersError } from "./_servers.ts";
+import { parseServers } from "./_servers.ts";
 
 /**
  * One flow of a policy file (`flows:`), checked: its place and its lists as
@@ -397,8 +397,8 @@ function serversOf(
       ]),
     );
   } catch (error) {
-    if (!(error instanceof ServersError)) throw error;
-    throw new GatePolicyError(error.problem, error.path, error.column);
+    if (!(error instanceof MappingError)) throw error;
+    throw new GatePolicyError(error.message, error.path, error.column);
   }
 }
 
