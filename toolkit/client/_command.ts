@@ -9,8 +9,12 @@ import { StdioTransport } from "../stdio/stdio.ts";
 export interface ServerProcess {
   /** Speaks to the server over its stdin and stdout. */
   readonly transport: StdioTransport;
+  /** The server's process id. */
+  readonly pid: number;
   /** Resolves with the exit status once the server has exited. */
   readonly status: Promise<Deno.CommandStatus>;
+  /** Ends the server's stdin (once the transport has let go of it), which ends a stdio server. */
+  closeStdin(): Promise<void>;
   /** Signals the server; a server that has exited already is left alone. */
   kill(signal: Deno.Signal): void;
 }
@@ -50,7 +54,10 @@ export function spawnServer(
       readable: child.stdout,
       writable: child.stdin,
     }),
+    pid: child.pid,
     status,
+    // The transport's close() releases the pipe without closing it.
+    closeStdin: () => child.stdin.close().catch(() => {}),
     kill(signal) {
       if (exited) return;
       try {

@@ -16,7 +16,7 @@ import type {
   ListName,
   McpClientConnection,
   ServerRequestOptions,
-} from "./connect_server.ts";
+} from "./types.ts";
 
 /** The revision the client asks for. */
 export const CLIENT_PROTOCOL_VERSION = "2025-11-25";
@@ -130,6 +130,11 @@ export class ClientConnection implements McpClientConnection {
 
   get resourceTemplates(): readonly Record<string, unknown>[] {
     return this.#lists.resourceTemplates;
+  }
+
+  /** The process id of a server the connection started. */
+  get pid(): number | undefined {
+    return this.#process?.pid;
   }
 
   get closed(): Promise<void> {
@@ -269,6 +274,7 @@ export class ClientConnection implements McpClientConnection {
     await this.#transport.close().catch(() => {});
     const child = this.#process;
     if (child === undefined) return;
+    await child.closeStdin();
     // Its stdin has ended, which ends a stdio server; one that lingers is stopped.
     for (const signal of ["SIGTERM", "SIGKILL"] as const) {
       let timer: ReturnType<typeof setTimeout> | undefined;

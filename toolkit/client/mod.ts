@@ -24,8 +24,10 @@
 export {
   connectServer,
   type ConnectServerOptions,
-  type ListName,
-  type McpClientConnection,
   type MessageTransport,
-  type ServerRequestOptions,
 } from "./connect_server.ts";
+export type {
+  ListName,
+  McpClientConnection,
+  ServerRequestOptions,
+} from "./types.ts";

@@ -16,7 +16,7 @@ import {
   routeName,
   splitName,
 } from "../_util/mount_names.ts";
-import type { ListName } from "../client/connect_server.ts";
+import type { ListName } from "../client/types.ts";
 import type { NameKind, RemoteMount } from "./_remote_mount.ts";
 import type { CallPipeline } from "./_call.ts";
 import type { RegisteredTool, ToolRegistry } from "./_registry.ts";

@@ -10,7 +10,7 @@
 import { isRecord } from "../_util/json_type.ts";
 import type { ClientConnection } from "../client/_connection.ts";
 import { ServerUnavailable } from "../client/_connection.ts";
-import type { ListName } from "../client/connect_server.ts";
+import type { ListName } from "../client/types.ts";
 import {
   type CallToolResult,
   error,

@@ -134,6 +134,8 @@ class FakeServer {
           },
           serverInfo: { name: "fake", version: "1" },
         });
+      case "ping":
+        return void reply({});
       case "tools/list":
         return void page("tools", this.state.tools);
       case "prompts/list":
@@ -309,16 +311,17 @@ Deno.test("a mounted connection gets the calls, prompts, reads and completions o
 });
 
 Deno.test("cancelling a forwarded call sends notifications/cancelled to the server", async () => {
-  const { fake, app, client } = await mounted();
+  const { fake, app, client, connection } = await mounted();
   try {
     const arrived = fake.hold("tools/call");
     const abort = new AbortController();
     const call = client.call("fake_slow", {}, { signal: abort.signal });
     const request = await arrived;
-    const cancelled = fake.next("notifications/cancelled");
     abort.abort(new Error("the user gave up"));
     await assert.rejects(call);
-    const { params } = await cancelled;
+    // The channel keeps order: what was sent before this ping has arrived.
+    await connection.request("ping");
+    const [{ params }] = fake.requests("notifications/cancelled");
     assert.equal(params.requestId, request.id);
     assert.match(String(params.reason), /the user gave up/);
     // A late answer is dropped; the session goes on.

@@ -31,7 +31,7 @@ import { type ListKind, Mounts } from "./_mounts.ts";
 import { checkPrefix } from "../_util/mount_names.ts";
 import { RemoteMount } from "./_remote_mount.ts";
 import { ClientConnection } from "../client/_connection.ts";
-import type { McpClientConnection } from "../client/connect_server.ts";
+import type { McpClientConnection } from "../client/types.ts";
 import { Session } from "./_session.ts";
 import {
   type CacheHints,
