@@ -9,6 +9,7 @@
 
 import type { MessageTransport } from "../jsonrpc/_message_channel.ts";
 import { spawnServer } from "./_command.ts";
+import { HttpClientTransport } from "./_http_transport.ts";
 import { ClientConnection } from "./_connection.ts";
 
 import type { McpClientConnection } from "./types.ts";
@@ -19,8 +20,8 @@ export type { MessageTransport } from "../jsonrpc/_message_channel.ts";
 const DEFAULT_TIMEOUT_MS = 10_000;
 
 /**
- * Options for {@linkcode connectServer}: a `command` to start, or a
- * `transport` to speak over.
+ * Options for {@linkcode connectServer}: a `command` to start, a `url` to
+ * reach, or a `transport` to speak over.
  *
  * @example Start the official filesystem server
  * ```ts
@@ -54,6 +55,21 @@ export interface ConnectServerOptions {
    */
   cwd?: string;
   /**
+   * The server's Streamable HTTP endpoint, such as
+   * `https://mcp.example.com/mcp`, spoken to in a 2025-11-25 session.
+   *
+   * @default {undefined}
+   */
+  url?: string | URL;
+  /**
+   * Headers sent with every HTTP request to `url`, such as
+   * `{ Authorization: "Bearer …" }` (redirects are not followed, so they
+   * never reach another URL).
+   *
+   * @default {undefined}
+   */
+  headers?: Record<string, string>;
+  /**
    * Speak over this transport instead of starting a command (a
    * `StdioTransport` over any streams fits).
    *
@@ -76,8 +92,9 @@ export interface ConnectServerOptions {
 }
 
 /**
- * Connects to an MCP server: starts `command` (or speaks over
- * `transport`), initialises the session (2025-11-25) and fetches every
+ * Connects to an MCP server: starts `command` (or reaches `url` over
+ * Streamable HTTP, or speaks over `transport`), initialises the session
+ * (2025-11-25) and fetches every
  * list the server offers. Rejects with an `Error` naming the server when it
  * cannot start, refuses `initialize` or does not answer within `timeoutMs`
  * (a started command is stopped then). Mount the connection in a toolkit
@@ -106,11 +123,23 @@ export async function connectServer(
       }`,
     );
   }
-  const { command, transport } = options;
-  if ((command === undefined) === (transport === undefined)) {
+  const { command, url, transport } = options;
+  const given = [command, url, transport].filter((o) => o !== undefined);
+  if (given.length !== 1) {
     throw new TypeError(
-      `${action}: expected exactly one of command and transport`,
+      `${action}: expected exactly one of command, url and transport`,
     );
+  }
+  let endpoint: URL | undefined;
+  if (url !== undefined) {
+    endpoint = URL.canParse(url) ? new URL(url) : undefined;
+    if (endpoint?.protocol !== "http:" && endpoint?.protocol !== "https:") {
+      throw new TypeError(
+        `${action}: url: expected an http: or https: URL, got ${
+          JSON.stringify(String(url))
+        }`,
+      );
+    }
   }
   if (
     command !== undefined &&
@@ -127,7 +156,8 @@ export async function connectServer(
       `${action}: timeoutMs must be > 0, got ${timeoutMs}`,
     );
   }
-  const label = options.name ?? command?.[0] ?? "over its transport";
+  const label = options.name ?? command?.[0] ?? endpoint?.href ??
+    "over its transport";
   let process;
   try {
     process = command === undefined
@@ -136,7 +166,11 @@ export async function connectServer(
   } catch (error) {
     throw new Error(`${action} ${label}: ${(error as Error).message}`);
   }
-  const connection = new ClientConnection(process?.transport ?? transport!, {
+  const channel = process?.transport ??
+    (endpoint === undefined
+      ? transport!
+      : new HttpClientTransport(endpoint, { ...options.headers }));
+  const connection = new ClientConnection(channel, {
     name: options.name,
     process,
     timeoutMs,

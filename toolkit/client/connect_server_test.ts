@@ -10,13 +10,13 @@ Deno.test("connectServer refuses options that name no server or two", async () =
   await assert.rejects(
     connectServer({}),
     TypeError,
-    "expected exactly one of command and transport",
+    "expected exactly one of command, url and transport",
   );
   const [ours] = messageChannel();
   await assert.rejects(
     connectServer({ command: ["x"], transport: ours }),
     TypeError,
-    "expected exactly one of command and transport",
+    "expected exactly one of command, url and transport",
   );
   await assert.rejects(
     connectServer({ command: [] }),

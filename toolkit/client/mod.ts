@@ -1,7 +1,7 @@
 /**
  * A client for any MCP server: {@linkcode connectServer} starts a stdio
- * server (or speaks over a transport of parsed messages), initialises the
- * session and keeps its lists, so that a toolkit server can mount it with
+ * server (or reaches a Streamable HTTP endpoint, or speaks over a transport
+ * of parsed messages), initialises the session and keeps its lists, so that a toolkit server can mount it with
  * `server.mount(prefix, connection)`: its tools and prompts are listed
  * there as `<prefix>_<name>`, its resources keep their URIs, and calls,
  * prompts and reads are forwarded to it.

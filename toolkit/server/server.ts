@@ -473,7 +473,7 @@ export class ToolServer {
    *
    * `other` may also be a client connection to any MCP server, made by
    * `connectServer()` from `@forge/toolkit/client` (a stdio command it
-   * starts, or a transport). Its tools, prompts, resources and templates
+   * starts, a Streamable HTTP URL, or a transport). Its tools, prompts, resources and templates
    * are listed here as above, and a call, `prompts/get`, `resources/read`
    * or completion is forwarded to it after this server's layers: the
    * client's cancellation reaches it as `notifications/cancelled`, its
