@@ -22,6 +22,13 @@ import type { PromptResult } from "./prompts.ts";
 import type { Completer, ListedResource, RequestContext } from "./resources.ts";
 import type { ListedTool } from "./tool.ts";
 
+/**
+ * The prefix of the `_meta` keys a 2026-07-28 request carries its era in:
+ * the mounting server's client's, not for the 2025-11-25 session of the
+ * connection, whose server would take the call for a 2026-07-28 one.
+ */
+const ERA_META_PREFIX = "io.modelcontextprotocol/";
+
 /** The kinds of names a mount exposes under its prefix. */
 export type NameKind = "tool" | "prompt";
 
@@ -170,15 +177,19 @@ export class RemoteMount {
       ? params._meta.progressToken
       : undefined;
     try {
-      return await this.connection.request("tools/call", { ...params, name }, {
-        signal: extra.signal,
-        onprogress: token === undefined ? undefined : (progress) => {
-          extra.sendNotification({
-            method: "notifications/progress",
-            params: { ...progress, progressToken: token },
-          }).catch(() => {});
+      return await this.connection.request(
+        "tools/call",
+        forwarded(params, name),
+        {
+          signal: extra.signal,
+          onprogress: token === undefined ? undefined : (progress) => {
+            extra.sendNotification({
+              method: "notifications/progress",
+              params: { ...progress, progressToken: token },
+            }).catch(() => {});
+          },
         },
-      }) as unknown as CallToolResult;
+      ) as unknown as CallToolResult;
     } catch (cause) {
       if (cause instanceof ServerUnavailable) return error(cause.message);
       throw cause;
@@ -279,4 +290,19 @@ export class RemoteMount {
         : [];
     };
   }
+}
+
+/** A call's params as the connection sends them: its own name, no era keys in `_meta`. */
+function forwarded(
+  params: Record<string, unknown>,
+  name: string,
+): Record<string, unknown> {
+  const { _meta: meta, ...rest } = params;
+  if (!isRecord(meta)) return { ...rest, name };
+  const kept = Object.entries(meta).filter(([key]) =>
+    !key.startsWith(ERA_META_PREFIX)
+  );
+  return kept.length === 0
+    ? { ...rest, name }
+    : { ...rest, name, _meta: Object.fromEntries(kept) };
 }

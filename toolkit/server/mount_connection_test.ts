@@ -16,6 +16,7 @@ import {
 } from "../jsonrpc/_message_channel.ts";
 import type { JsonRpcMessage } from "../jsonrpc/types.ts";
 import { connectServer, type McpClientConnection } from "../client/mod.ts";
+import { connectStateless } from "./_stateless_test_helpers.ts";
 
 type Params = Record<string, unknown>;
 type Request = { id: string | number; method: string; params: Params };
@@ -549,6 +550,22 @@ Deno.test("a connection is mounted once", async () => {
       () => other.mount("again", connection),
       /Cannot mount server: the connection to server "fake" is mounted already/,
     );
+  } finally {
+    await client.close();
+    await app.close();
+  }
+});
+
+Deno.test("a 2026-07-28 call is forwarded to the connection's session without its era keys", async () => {
+  const { fake, app, client } = await mounted();
+  try {
+    await using stateless = await connectStateless(app);
+    const result = await stateless.call("fake_echo", { n: 2 }, {
+      trace: "kept",
+    });
+    assert.deepEqual(result.content, [{ type: "text", text: 'echo {"n":2}' }]);
+    const [call] = fake.requests("tools/call");
+    assert.deepEqual(call.params._meta, { trace: "kept" });
   } finally {
     await client.close();
     await app.close();
