@@ -26,6 +26,8 @@ const CLIENT_INFO = { name: "forge-toolkit-client", version: "0.1.0" };
 const MAX_PAGES = 100;
 /** How long close() waits for the server to exit after its stdin ends, then after SIGTERM. */
 const EXIT_GRACE_MS = 2000;
+/** How long the end of a started server's stdout and its exit may lie apart. */
+const EXIT_WAIT_MS = 500;
 /** Progress tokens of the client's own, one per request that asked for progress. */
 const PROGRESS_TOKEN_PREFIX = "forge-client:";
 /** What stands in for the answer to a request given up (cancelled, timed out). */
@@ -80,6 +82,7 @@ export class ClientConnection implements McpClientConnection {
   #ended = withResolvers<void>();
   #why: string | undefined;
   #closing: Promise<void> | undefined;
+  #exitTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     transport: MessageTransport,
@@ -145,16 +148,31 @@ export class ClientConnection implements McpClientConnection {
   async open(): Promise<void> {
     const transport = this.#transport;
     transport.onmessage = (message) => this.#receive(message);
-    transport.onend = () => this.#end("it closed the connection");
     transport.onerror = (error) =>
       console.error(`Server ${JSON.stringify(this.name)}: ${error.message}`);
-    this.#process?.status.then((status) =>
-      this.#end(
-        status.signal === null
-          ? `it exited with code ${status.code}`
-          : `it was stopped by ${status.signal}`,
-      )
-    );
+    const process = this.#process;
+    if (process === undefined) {
+      transport.onend = () => this.#end("it closed the connection");
+    } else {
+      const exited = process.status.then(exitReason);
+      // Its stdout ends as it exits: the exit status says why.
+      transport.onend = () => {
+        const timer = setTimeout(
+          () => this.#end("it closed its stdout"),
+          EXIT_WAIT_MS,
+        );
+        exited.then((why) => {
+          clearTimeout(timer);
+          this.#end(why);
+        });
+      };
+      // What it wrote before it exited is read first; a stdout that another
+      // process keeps open does not hold the end back.
+      exited.then((why) => {
+        if (this.#why !== undefined) return;
+        this.#exitTimer = setTimeout(() => this.#end(why), EXIT_WAIT_MS);
+      });
+    }
     await transport.start();
     const result = await this.request("initialize", {
       protocolVersion: CLIENT_PROTOCOL_VERSION,
@@ -197,7 +215,18 @@ export class ClientConnection implements McpClientConnection {
       this.#progress.set(token, onprogress);
     }
     const answer = this.#pending.expect(id);
-    this.#send({ jsonrpc: "2.0", id, method, params: sent }).catch(() => {});
+    this.#send({ jsonrpc: "2.0", id, method, params: sent }).catch((error) =>
+      this.#pending.settle(id, {
+        jsonrpc: "2.0",
+        id,
+        error: {
+          code: RPC_ERROR.INTERNAL_ERROR,
+          message: `Cannot send ${method} to server ${
+            JSON.stringify(this.name)
+          }: ${error instanceof Error ? error.message : String(error)}`,
+        },
+      })
+    );
     let timer: ReturnType<typeof setTimeout> | undefined;
     let onabort: (() => void) | undefined;
     let gaveUp: { reason: unknown } | undefined;
@@ -300,6 +329,7 @@ export class ClientConnection implements McpClientConnection {
   #end(why: string): void {
     if (this.#why !== undefined) return;
     this.#why = why;
+    clearTimeout(this.#exitTimer);
     this.#pending.failAll(this.#unavailable());
     this.#progress.clear();
     const emptied: ListName[] = [];
@@ -432,4 +462,10 @@ export class ClientConnection implements McpClientConnection {
       }
     }
   }
+}
+
+function exitReason(status: Deno.CommandStatus): string {
+  return status.signal === null
+    ? `it exited with code ${status.code}`
+    : `it was stopped by ${status.signal}`;
 }
