@@ -6,7 +6,26 @@
 
 import type { JsonRpcMessage } from "./types.ts";
 
-/** One end of a connection that carries parsed messages. */
+/**
+ * One end of a connection that carries parsed messages; a
+ * `StdioTransport` is one.
+ *
+ * @example An end that answers every request with an empty result
+ * ```ts
+ * import type { MessageTransport } from "@forge/toolkit/client";
+ *
+ * const peer: MessageTransport = {
+ *   start: () => Promise.resolve(),
+ *   send(message) {
+ *     if ("method" in message && "id" in message) {
+ *       queueMicrotask(() => peer.onmessage?.({ jsonrpc: "2.0", id: message.id, result: {} }));
+ *     }
+ *     return Promise.resolve();
+ *   },
+ *   close: () => Promise.resolve(),
+ * };
+ * ```
+ */
 export interface MessageTransport {
   /** Called for each message from the peer. */
   onmessage?: (message: JsonRpcMessage) => void;

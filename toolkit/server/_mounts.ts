@@ -2,8 +2,10 @@
 // its lists show of them, where a name or a URI is routed, and the name
 // checks that keep every exposed name unique, from the mount on (a later
 // registration anywhere in the tree is checked against the whole tree).
-// The naming rules themselves live in ../_util/mount_names.ts, which the
-// gate's aggregate shares.
+// A mount is another toolkit server (its Mounts) or a client connection to
+// any server (a RemoteMount, whose new names are checked as its lists
+// arrive). The naming rules themselves live in ../_util/mount_names.ts,
+// which the gate's aggregate shares.
 
 import {
   checkExposedName,
@@ -14,11 +16,10 @@ import {
   routeName,
   splitName,
 } from "../_util/mount_names.ts";
-import type { CallToolResult } from "../result/result.ts";
+import type { ListName } from "../client/types.ts";
+import type { NameKind, RemoteMount } from "./_remote_mount.ts";
 import type { CallPipeline } from "./_call.ts";
-import type { Connection } from "./_connection.ts";
 import type { RegisteredTool, ToolRegistry } from "./_registry.ts";
-import type { RequestExtra } from "./_session_types.ts";
 import type { PromptRegistry, PromptResult } from "./prompts.ts";
 import type {
   Completer,
@@ -32,8 +33,6 @@ import type { ListedTool } from "./tool.ts";
 
 /** The lists that announce their changes. */
 export type ListKind = "tools" | "resources" | "prompts";
-
-type NameKind = "tool" | "prompt";
 
 /** Places of mounted lists: after a server's own resources and templates (2 ** 40 on). */
 const MOUNT_PLACE = 2 ** 44;
@@ -55,7 +54,8 @@ export interface MountHooks {
 }
 
 interface Mount extends NameGroup {
-  readonly mounts: Mounts;
+  /** Another toolkit server's, or a client connection. */
+  readonly child: Mounts | RemoteMount;
   readonly place: number;
 }
 
@@ -64,6 +64,11 @@ interface ToolView {
   list: ListedTool[];
   byMount: Map<Mount, ListedTool[]>;
   byName: Map<string, RegisteredTool>;
+}
+
+/** What can read a resource: a registry, or a mounted connection. */
+interface Reader {
+  read(uri: string, ctx: RequestContext): Promise<ResourceContents[]>;
 }
 
 /** A server's own registries and the servers mounted in it. */
@@ -91,18 +96,22 @@ export class Mounts {
     return this.#mounts.length > 0;
   }
 
-  /** Mounts `child` under `prefix` (checked by the caller); throws on a collision or a cycle. */
-  mount(prefix: string, child: Mounts): void {
+  /**
+   * Mounts `child` (a server's Mounts, or a client connection's
+   * RemoteMount) under `prefix` (checked by the caller); throws on a
+   * collision or a cycle.
+   */
+  mount(prefix: string, child: Mounts | RemoteMount): void {
     const action = `Cannot mount server ${child.label} as ${
       JSON.stringify(prefix)
     }`;
-    if (this.#ancestors().has(child)) {
+    if (child instanceof Mounts && this.#ancestors().has(child)) {
       throw new TypeError(`${action}: it would contain itself`);
     }
     const mount: Mount = {
       label: `mount ${JSON.stringify(prefix)} (server ${child.label})`,
       prefix,
-      mounts: child,
+      child,
       place: MOUNT_PLACE + this.#mounts.length,
       names: () => child.names("tool"),
     };
@@ -110,8 +119,36 @@ export class Mounts {
       this.#check(kind, { ...mount, names: () => child.names(kind) }, action);
     }
     this.#mounts.push(mount);
-    child.#parents.push({ parent: this, mount });
     this.#view = undefined;
+    if (child instanceof Mounts) {
+      child.#parents.push({ parent: this, mount });
+      return;
+    }
+    child.attach({
+      refuse: (kind, name) => this.#refuse(mount, kind, name),
+      changed: (list: ListName) => this.#hooks.listChanged(list),
+    });
+  }
+
+  /**
+   * Why a name a mounted connection newly lists cannot be exposed (it
+   * would collide with a name of the tree, or break the name rule), or
+   * `undefined` when it can.
+   */
+  #refuse(mount: Mount, kind: NameKind, name: string): string | undefined {
+    const action = `Cannot list the new ${kind} ${
+      JSON.stringify(name)
+    } of server ${mount.child.label}`;
+    try {
+      this.#checkOne(joinName(mount.prefix, name), {
+        label: mount.label,
+        name,
+      }, { kind, action });
+    } catch (error) {
+      if (error instanceof TypeError) return error.message;
+      throw error;
+    }
+    return undefined;
   }
 
   /** Every server above this one. */
@@ -142,7 +179,7 @@ export class Mounts {
     const own = kind === "tool" ? this.own.tools : this.own.prompts;
     const names = [...own.allNames()];
     for (const mount of this.#mounts) {
-      for (const name of mount.mounts.names(kind)) {
+      for (const name of mount.child.names(kind)) {
         names.push(joinName(mount.prefix, name));
       }
     }
@@ -157,7 +194,7 @@ export class Mounts {
       : kind === "prompts"
       ? prompts.size > 0
       : resources.completes || prompts.completes;
-    return here || this.#mounts.some((m) => m.mounts.offers(kind));
+    return here || this.#mounts.some((m) => m.child.offers(kind));
   }
 
   /**
@@ -204,9 +241,14 @@ export class Mounts {
     for (const mount of this.#mounts) {
       const inner = splitName(mount.prefix, name);
       if (inner === undefined) continue;
-      const held = mount.mounts.#holder(kind, inner);
+      const { child } = mount;
+      if (!(child instanceof Mounts)) {
+        if (child.has(kind, inner)) return { label: mount.label, name: inner };
+        continue;
+      }
+      const held = child.#holder(kind, inner);
       if (held === undefined) continue;
-      return held.label === `server ${mount.mounts.label}`
+      return held.label === `server ${child.label}`
         ? { label: mount.label, name: held.name }
         : { label: `${held.label} in ${mount.label}`, name: held.name };
     }
@@ -225,7 +267,7 @@ export class Mounts {
       ...this.#mounts.map((m) => ({
         label: m.label,
         prefix: m.prefix,
-        names: () => m.mounts.names(kind),
+        names: () => m.child.names(kind),
       })),
       added,
     ], { kind, action });
@@ -251,11 +293,24 @@ export class Mounts {
     const byMount = new Map<Mount, ListedTool[]>();
     const byName = new Map<string, RegisteredTool>();
     for (const mount of this.#mounts) {
-      const child = mount.mounts;
-      const listed = child.listTools(false).map((tool) => {
+      const { child } = mount;
+      const own = child instanceof Mounts
+        ? child.listTools(false)
+        : child.listTools();
+      const listed = own.map((tool) => {
         const name = joinName(mount.prefix, tool.name);
         const entry = { ...tool, name };
-        byName.set(name, delegated(entry, child.own.calls, tool.name));
+        byName.set(
+          name,
+          delegated(
+            entry,
+            child instanceof Mounts
+              ? (connection, params, extra) =>
+                child.own.calls.runMounted(connection, tool.name, params, extra)
+              : (_connection, params, extra) =>
+                child.callTool(tool.name, params, extra),
+          ),
+        );
         return entry;
       });
       list.push(...listed);
@@ -304,16 +359,17 @@ export class Mounts {
       placed.push({
         seq: mount.place,
         items: async () => {
-          const items: Record<string, unknown>[] = [];
-          for (const entry of mount.mounts.promptPlaces()) {
-            for (const item of await entry.items()) {
-              items.push({
-                ...item,
-                name: joinName(mount.prefix, item.name as string),
-              });
+          const { child } = mount;
+          const own: Record<string, unknown>[] = [];
+          if (child instanceof Mounts) {
+            for (const entry of child.promptPlaces()) {
+              own.push(...await entry.items());
             }
-          }
-          return items;
+          } else own.push(...child.prompts());
+          return own.map((item) => ({
+            ...item,
+            name: joinName(mount.prefix, item.name as string),
+          }));
         },
       });
     }
@@ -321,14 +377,21 @@ export class Mounts {
   }
 
   /** The server that has the enabled prompt exposed as `name`, and its own name for it. */
-  #promptOwner(name: string): { mounts: Mounts; name: string } | undefined {
-    if (this.own.prompts.has(name)) return { mounts: this, name };
-    let owner: { mounts: Mounts; name: string } | undefined;
+  #promptOwner(
+    name: string,
+  ): { owner: Mounts | RemoteMount; name: string } | undefined {
+    if (this.own.prompts.has(name)) return { owner: this, name };
+    let found: { owner: Mounts | RemoteMount; name: string } | undefined;
     routeName(this.#mounts, name, (mount: Mount, inner: string) => {
-      owner = mount.mounts.#promptOwner(inner);
-      return owner !== undefined;
+      const { child } = mount;
+      found = child instanceof Mounts
+        ? child.#promptOwner(inner)
+        : child.has("prompt", inner)
+        ? { owner: child, name: inner }
+        : undefined;
+      return found !== undefined;
     });
-    return owner;
+    return found;
   }
 
   /** `prompts/get`, routed to the server that has the prompt. */
@@ -337,10 +400,13 @@ export class Mounts {
     args: Record<string, unknown> | undefined,
     ctx: RequestContext,
   ): Promise<PromptResult> {
-    const owner = this.#promptOwner(name);
+    const found = this.#promptOwner(name);
     // Unknown: this server's own answer (-32602).
-    if (owner === undefined) return this.own.prompts.get(name, args, ctx);
-    return owner.mounts.own.prompts.get(owner.name, args, ctx);
+    if (found === undefined) return this.own.prompts.get(name, args, ctx);
+    const { owner } = found;
+    return owner instanceof Mounts
+      ? owner.own.prompts.get(found.name, args, ctx)
+      : owner.getPrompt(found.name, args, ctx);
   }
 
   /** The completer of a prompt's argument; `null` for an unknown prompt. */
@@ -348,9 +414,12 @@ export class Mounts {
     name: string,
     argument: string,
   ): Completer | undefined | null {
-    const owner = this.#promptOwner(name);
-    if (owner === undefined) return null;
-    return owner.mounts.own.prompts.completer(owner.name, argument);
+    const found = this.#promptOwner(name);
+    if (found === undefined) return null;
+    const { owner } = found;
+    return owner instanceof Mounts
+      ? owner.own.prompts.completer(found.name, argument)
+      : owner.promptCompleter(found.name, argument);
   }
 
   // --- resources: URIs are kept, so each is routed to whoever can read it ---
@@ -362,8 +431,10 @@ export class Mounts {
       placed.push({
         seq: mount.place,
         items: async () => {
+          const { child } = mount;
+          if (!(child instanceof Mounts)) return child.resources();
           const items: ListedResource[] = [];
-          for (const entry of mount.mounts.resourcePlaces(ctx)) {
+          for (const entry of child.resourcePlaces(ctx)) {
             items.push(...await entry.items());
           }
           return items;
@@ -381,8 +452,10 @@ export class Mounts {
       placed.push({
         seq: mount.place,
         items: async () => {
+          const { child } = mount;
+          if (!(child instanceof Mounts)) return child.templates();
           const items: Record<string, unknown>[] = [];
-          for (const entry of mount.mounts.templatePlaces()) {
+          for (const entry of child.templatePlaces()) {
             items.push(...await entry.items());
           }
           return items;
@@ -392,11 +465,15 @@ export class Mounts {
     return placed;
   }
 
-  /** The registry that can read `uri`: this server's first, then each mount's in order. */
-  #reader(uri: string): ResourceRegistry | undefined {
+  /** What can read `uri`: this server's registry first, then each mount's in order. */
+  #reader(uri: string): Reader | undefined {
     if (this.own.resources.has(uri)) return this.own.resources;
-    for (const mount of this.#mounts) {
-      const reader = mount.mounts.#reader(uri);
+    for (const { child } of this.#mounts) {
+      const reader = child instanceof Mounts
+        ? child.#reader(uri)
+        : child.canRead(uri)
+        ? child
+        : undefined;
       if (reader !== undefined) return reader;
     }
     return undefined;
@@ -415,7 +492,7 @@ export class Mounts {
     const here = this.own.resources.completer(uriTemplate, variable);
     if (here !== null) return here;
     for (const mount of this.#mounts) {
-      const there = mount.mounts.templateCompleter(uriTemplate, variable);
+      const there = mount.child.templateCompleter(uriTemplate, variable);
       if (there !== null) return there;
     }
     return null;
@@ -424,13 +501,13 @@ export class Mounts {
 
 /**
  * A mounted tool as the parent's pipeline sees it: listed under its exposed
- * name; the parent's layers run, then `delegate` hands the call to the
- * child's own pipeline (its layers, probe guard, decoding and limits).
+ * name; the parent's layers run, then `run` hands the call to the child
+ * server's own pipeline (its layers, probe guard, decoding and limits), or
+ * forwards it to the connected server.
  */
 function delegated(
   listed: ListedTool,
-  calls: CallPipeline,
-  name: string,
+  run: NonNullable<RegisteredTool["delegate"]>,
 ): RegisteredTool {
   return {
     def: {
@@ -445,11 +522,6 @@ function delegated(
     schema: undefined,
     output: undefined,
     task: undefined,
-    delegate: (
-      connection: Connection,
-      params: Record<string, unknown>,
-      extra: RequestExtra,
-    ): CallToolResult | Promise<CallToolResult> =>
-      calls.runMounted(connection, name, params, extra),
+    delegate: run,
   };
 }

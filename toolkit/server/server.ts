@@ -29,6 +29,9 @@ import { ToolRegistry } from "./_registry.ts";
 import { buildRouter } from "./_router.ts";
 import { type ListKind, Mounts } from "./_mounts.ts";
 import { checkPrefix } from "../_util/mount_names.ts";
+import { RemoteMount } from "./_remote_mount.ts";
+import { ClientConnection } from "../client/_connection.ts";
+import type { McpClientConnection } from "../client/types.ts";
 import { Session } from "./_session.ts";
 import {
   type CacheHints,
@@ -264,6 +267,8 @@ export class ToolServer {
   /** This server's registries with the servers mounted in it. */
   #mounts: Mounts;
   #connections = new Set<Connection>();
+  /** The client connections mounted here, closed with this server. */
+  #mountedConnections = new Set<ClientConnection>();
   #rootsListeners = new Set<(change: RootsChange) => void>();
   /** The lists changed this tick, announced at its end. */
   #changedLists = new Set<ListKind>();
@@ -466,6 +471,20 @@ export class ToolServer {
    * cause it; so is a mount that would contain itself. Task tools of a
    * mounted server run to completion, and its skills stay its own.
    *
+   * `other` may also be a client connection to any MCP server, made by
+   * `connectServer()` from `@forge/toolkit/client` (a stdio command it
+   * starts, a Streamable HTTP URL, or a transport). Its tools, prompts, resources and templates
+   * are listed here as above, and a call, `prompts/get`, `resources/read`
+   * or completion is forwarded to it after this server's layers: the
+   * client's cancellation reaches it as `notifications/cancelled`, its
+   * progress reaches the client under the client's token, and its
+   * `list_changed` becomes this server's (one per tick). A name it lists
+   * later that would collide with a name here is left out, with a line on
+   * stderr naming both. A connection is mounted once, and closes (its
+   * process stopped) when this server closes; once it has ended, its lists
+   * are empty and a call of one of its tools answers a tool error naming
+   * it.
+   *
    * @example Compose a server from two
    * ```ts
    * import { createServer, text } from "@forge/toolkit";
@@ -478,25 +497,57 @@ export class ToolServer {
    * app.listTools().map((tool) => tool.name); // ["files_read"]
    * ```
    *
+   * @example Mount a server that runs as its own process
+   * ```ts ignore
+   * import { createServer } from "@forge/toolkit";
+   * import { connectServer } from "@forge/toolkit/client";
+   *
+   * const app = createServer({ name: "app", version: "1" });
+   * app.mount("memory", await connectServer({
+   *   command: ["npx", "-y", "@modelcontextprotocol/server-memory"],
+   * }));
+   * app.listTools().map((tool) => tool.name); // ["memory_create_entities", …]
+   * ```
+   *
    * @param prefix What the mounted names start with, joined by `_`; `""` for none.
-   * @param other The server to mount.
+   * @param other The server to mount, or a client connection to one.
    */
-  mount(prefix: string, other: ToolServer): this {
+  mount(prefix: string, other: ToolServer | McpClientConnection): this {
     const action = "Cannot mount server";
     checkPrefix(prefix, action);
+    if (other instanceof ClientConnection) {
+      if (other.mounted) {
+        throw new TypeError(
+          `${action}: the connection to server ${
+            JSON.stringify(other.name)
+          } is mounted already`,
+        );
+      }
+      const remote = new RemoteMount(other);
+      this.#mounts.mount(prefix, remote);
+      other.mounted = true;
+      this.#mountedConnections.add(other);
+      this.#mounted(remote);
+      return this;
+    }
     if (!(other instanceof ToolServer)) {
       throw new TypeError(
-        `${action}: expected a server made by createServer(), got ${
+        `${action}: expected a server made by createServer() or a connection made by connectServer(), got ${
           other === null ? "null" : typeof other
         }`,
       );
     }
     this.#mounts.mount(prefix, other.#mounts);
+    this.#mounted(other.#mounts);
+    return this;
+  }
+
+  /** Offers and announces what a new mount brings. */
+  #mounted(child: Pick<Mounts, "offers">): void {
     this.#offer();
     this.#listChanged("tools");
-    if (other.#mounts.offers("prompts")) this.#listChanged("prompts");
-    if (other.#mounts.offers("resources")) this.#listChanged("resources");
-    return this;
+    if (child.offers("prompts")) this.#listChanged("prompts");
+    if (child.offers("resources")) this.#listChanged("resources");
   }
 
   /**
@@ -968,6 +1019,7 @@ export class ToolServer {
     await Promise.all(
       [...this.#connections].map((c) => c.session.close().catch(() => {})),
     );
+    await Promise.all([...this.#mountedConnections].map((c) => c.close()));
   }
 }
 /**

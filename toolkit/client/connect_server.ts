@@ -1,0 +1,190 @@
+/**
+ * {@linkcode connectServer}: a client connection to any MCP server, a
+ * command the client starts (a stdio server) or a transport of parsed
+ * messages, which `server.mount(prefix, connection)` mounts in a toolkit
+ * server.
+ *
+ * @module
+ */
+
+import type { MessageTransport } from "../jsonrpc/_message_channel.ts";
+import { spawnServer } from "./_command.ts";
+import { HttpClientTransport } from "./_http_transport.ts";
+import { ClientConnection } from "./_connection.ts";
+
+import type { McpClientConnection } from "./types.ts";
+
+export type { MessageTransport } from "../jsonrpc/_message_channel.ts";
+
+/** How long a server may take to answer `initialize` and each page of a list, by default. */
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/**
+ * Options for {@linkcode connectServer}: a `command` to start, a `url` to
+ * reach, or a `transport` to speak over.
+ *
+ * @example Start the official filesystem server
+ * ```ts
+ * import type { ConnectServerOptions } from "@forge/toolkit/client";
+ *
+ * const options: ConnectServerOptions = {
+ *   command: ["npx", "-y", "@modelcontextprotocol/server-filesystem", "/tmp"],
+ *   name: "files",
+ *   timeoutMs: 30_000,
+ * };
+ * ```
+ */
+export interface ConnectServerOptions {
+  /**
+   * The server's program and its arguments, started with piped stdin and
+   * stdout (newline-delimited JSON-RPC) and this process's stderr.
+   *
+   * @default {undefined}
+   */
+  command?: readonly string[];
+  /**
+   * Environment variables for `command`, added to this process's.
+   *
+   * @default {undefined}
+   */
+  env?: Record<string, string>;
+  /**
+   * The working directory of `command`.
+   *
+   * @default {undefined}
+   */
+  cwd?: string;
+  /**
+   * The server's Streamable HTTP endpoint, such as
+   * `https://mcp.example.com/mcp`, spoken to in a 2025-11-25 session.
+   *
+   * @default {undefined}
+   */
+  url?: string | URL;
+  /**
+   * Headers sent with every HTTP request to `url`, such as
+   * `{ Authorization: "Bearer …" }` (redirects are not followed, so they
+   * never reach another URL).
+   *
+   * @default {undefined}
+   */
+  headers?: Record<string, string>;
+  /**
+   * Speak over this transport instead of starting a command (a
+   * `StdioTransport` over any streams fits).
+   *
+   * @default {undefined}
+   */
+  transport?: MessageTransport;
+  /**
+   * How errors and logs name the server.
+   *
+   * @default {the name in its serverInfo}
+   */
+  name?: string;
+  /**
+   * How long the server may take to answer `initialize` and each page of
+   * a list, in milliseconds.
+   *
+   * @default {10000}
+   */
+  timeoutMs?: number;
+}
+
+/**
+ * Connects to an MCP server: starts `command` (or reaches `url` over
+ * Streamable HTTP, or speaks over `transport`), initialises the session
+ * (2025-11-25) and fetches every
+ * list the server offers. Rejects with an `Error` naming the server when it
+ * cannot start, refuses `initialize` or does not answer within `timeoutMs`
+ * (a started command is stopped then). Mount the connection in a toolkit
+ * server with `server.mount(prefix, connection)`.
+ *
+ * @example Mount the official memory server in a toolkit server
+ * ```ts ignore
+ * import { createServer } from "@forge/toolkit";
+ * import { connectServer } from "@forge/toolkit/client";
+ *
+ * const app = createServer({ name: "app", version: "1" });
+ * app.mount("memory", await connectServer({
+ *   command: ["npx", "-y", "@modelcontextprotocol/server-memory"],
+ * }));
+ * await app.serve(); // lists memory_read_graph, memory_create_entities, …
+ * ```
+ */
+export async function connectServer(
+  options: ConnectServerOptions,
+): Promise<McpClientConnection> {
+  const action = "Cannot connect to server";
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(
+      `${action}: expected options { command } or { transport }, got ${
+        options === null ? "null" : typeof options
+      }`,
+    );
+  }
+  const { command, url, transport } = options;
+  const given = [command, url, transport].filter((o) => o !== undefined);
+  if (given.length !== 1) {
+    throw new TypeError(
+      `${action}: expected exactly one of command, url and transport`,
+    );
+  }
+  let endpoint: URL | undefined;
+  if (url !== undefined) {
+    endpoint = URL.canParse(url) ? new URL(url) : undefined;
+    if (endpoint?.protocol !== "http:" && endpoint?.protocol !== "https:") {
+      throw new TypeError(
+        `${action}: url: expected an http: or https: URL, got ${
+          JSON.stringify(String(url))
+        }`,
+      );
+    }
+  }
+  if (
+    command !== undefined &&
+    (!Array.isArray(command) || command.length === 0 ||
+      command.some((part) => typeof part !== "string"))
+  ) {
+    throw new TypeError(
+      `${action}: command: expected a non-empty array of strings`,
+    );
+  }
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!(typeof timeoutMs === "number" && timeoutMs > 0)) {
+    throw new RangeError(
+      `${action}: timeoutMs must be > 0, got ${timeoutMs}`,
+    );
+  }
+  const label = options.name ?? command?.[0] ?? endpoint?.href ??
+    "over its transport";
+  let process;
+  try {
+    process = command === undefined
+      ? undefined
+      : spawnServer(command, { env: options.env, cwd: options.cwd });
+  } catch (error) {
+    throw new Error(`${action} ${label}: ${(error as Error).message}`);
+  }
+  const channel = process?.transport ??
+    (endpoint === undefined
+      ? transport!
+      : new HttpClientTransport(endpoint, { ...options.headers }));
+  const connection = new ClientConnection(channel, {
+    name: options.name,
+    process,
+    timeoutMs,
+  });
+  try {
+    await connection.open();
+  } catch (error) {
+    await connection.close();
+    throw new Error(
+      `${action} ${label}: ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+      { cause: error },
+    );
+  }
+  return connection;
+}

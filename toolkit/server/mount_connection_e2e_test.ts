@@ -1,0 +1,173 @@
+// server.mount(prefix, connectServer({ command })) against real server
+// processes: the official memory and filesystem servers (run from npm) and
+// a toolkit server that runs until cancelled and changes its tools: listed
+// under the prefix, called, cancelled, its list_changed heard, and every
+// process stopped when the mounting server closes.
+
+import assert from "node:assert/strict";
+import { createServer, type ToolServer } from "./server.ts";
+import { connect, type TestClient } from "../testing/testing.ts";
+import { until } from "../testing/_until.ts";
+import { connectServer, type McpClientConnection } from "../client/mod.ts";
+import type { ClientConnection } from "../client/_connection.ts";
+
+const MEMORY = "npm:@modelcontextprotocol/server-memory@2026.8.31";
+const FILESYSTEM = "npm:@modelcontextprotocol/server-filesystem@2026.8.31";
+const CHANGING = new URL("./testdata/changing_server.ts", import.meta.url)
+  .pathname;
+/** npm servers may take a while to start the first time. */
+const START_MS = 60_000;
+
+function npmServer(spec: string, ...args: string[]): string[] {
+  return [Deno.execPath(), "run", "-A", "--no-lock", "--quiet", spec, ...args];
+}
+
+function textOf(result: { content: unknown[] }): string {
+  return (result.content as { text?: string }[]).map((c) => c.text ?? "")
+    .join("\n");
+}
+
+/** Whether the process is still there (reaped processes leave /proc). */
+async function running(pid: number): Promise<boolean> {
+  try {
+    await Deno.stat(`/proc/${pid}`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function pidOf(connection: McpClientConnection): number {
+  return (connection as ClientConnection).pid!;
+}
+
+async function setUp(): Promise<{
+  dir: string;
+  app: ToolServer;
+  client: TestClient;
+  connections: McpClientConnection[];
+}> {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  await Deno.writeTextFile(`${dir}/hello.txt`, "hello from disk");
+  const connections = await Promise.all([
+    connectServer({
+      command: npmServer(MEMORY),
+      env: { MEMORY_FILE_PATH: `${dir}/memory.jsonl` },
+      timeoutMs: START_MS,
+    }),
+    connectServer({ command: npmServer(FILESYSTEM, dir), timeoutMs: START_MS }),
+    connectServer({
+      command: [Deno.execPath(), "run", "-A", "--quiet", CHANGING],
+      timeoutMs: START_MS,
+    }),
+  ]);
+  const app = createServer({ name: "app", version: "1" });
+  app.mount("memory", connections[0]);
+  app.mount("files", connections[1]);
+  app.mount("changing", connections[2]);
+  const client = await connect(app);
+  return { dir, app, client, connections };
+}
+
+Deno.test("real servers mounted by connection are listed, called, cancelled and stopped with the server", async (t) => {
+  const { dir, app, client, connections } = await setUp();
+  try {
+    await t.step("their tools are listed under their prefixes", async () => {
+      const names = (await client.listTools()).map((tool) => tool.name);
+      for (
+        const name of [
+          "memory_create_entities",
+          "memory_read_graph",
+          "files_read_text_file",
+          "files_list_directory",
+          "changing_wait",
+        ]
+      ) assert.ok(names.includes(name), `${name} in ${names.join(", ")}`);
+    });
+
+    await t.step("calls reach each server", async () => {
+      const created = await client.call("memory_create_entities", {
+        entities: [{
+          name: "ada",
+          entityType: "person",
+          observations: ["wrote the first program"],
+        }],
+      });
+      assert.equal(created.isError, undefined, textOf(created));
+      const graph = await client.call("memory_read_graph", {});
+      assert.match(textOf(graph), /wrote the first program/);
+      const file = await client.call("files_read_text_file", {
+        path: `${dir}/hello.txt`,
+      });
+      assert.equal(textOf(file), "hello from disk");
+      // The server's own refusal comes back as it gave it.
+      const outside = await client.call("files_read_text_file", {
+        path: "/etc/hostname",
+      });
+      assert.equal(outside.isError, true);
+      assert.match(textOf(outside), /outside allowed directories/i);
+    });
+
+    await t.step(
+      "a cancelled call is cancelled in the server, its progress reaches the client",
+      async () => {
+        const abort = new AbortController();
+        const call = client.call("changing_wait", {}, {
+          signal: abort.signal,
+          meta: { progressToken: "w1" },
+        });
+        await until(
+          "the progress of changing_wait",
+          () =>
+            client.notifications.some((n) =>
+              n.method === "notifications/progress" &&
+              n.params?.progressToken === "w1"
+            ),
+          { timeoutMs: 10_000 },
+        );
+        abort.abort(new Error("no longer needed"));
+        await assert.rejects(call);
+        // The server handles the cancellation before the next call it reads.
+        assert.equal(textOf(await client.call("changing_cancelled")), "1");
+      },
+    );
+
+    await t.step(
+      "a list_changed of a server reaches the client with the new tool",
+      async () => {
+        const heard = () =>
+          client.notifications.filter((n) =>
+            n.method === "notifications/tools/list_changed"
+          ).length;
+        const before = heard();
+        assert.equal(textOf(await client.call("changing_add_tool")), "ok");
+        await until("tools/list_changed", () => heard() > before, {
+          timeoutMs: 10_000,
+        });
+        const names = (await client.listTools()).map((tool) => tool.name);
+        assert.ok(names.includes("changing_added"), names.join(", "));
+        assert.equal(textOf(await client.call("changing_added")), "added");
+      },
+    );
+
+    await t.step(
+      "closing the server stops every process it mounted",
+      async () => {
+        const pids = connections.map(pidOf);
+        for (const pid of pids) assert.ok(await running(pid), `${pid} runs`);
+        await client.close();
+        const started = performance.now();
+        await app.close();
+        // Each ended at its stdin's end, before the SIGTERM that follows 2 s later.
+        assert.ok(performance.now() - started < 2000, "closed without signals");
+        for (const pid of pids) {
+          assert.equal(await running(pid), false, `${pid} has exited`);
+        }
+      },
+    );
+  } finally {
+    await client.close();
+    await app.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
