@@ -46,5 +46,6 @@ export {
   type GateFlow,
   type GatePolicy,
   GatePolicyError,
+  type GateServer,
   parseGatePolicy,
 } from "./policy/policy_file.ts";
