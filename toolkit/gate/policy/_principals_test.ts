@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { claimsOf } from "./_claims.ts";
 import { callerPolicy, isApprover, matchingPrincipals } from "./_principals.ts";
-import { requiredScopes } from "./_scopes.ts";
+import { parsePolicyText } from "./_policy_source.ts";
+import { missingScopes, requiredScopes, scopeChallenge } from "./_scopes.ts";
 import { GatePolicyError, parseGatePolicy } from "./policy_file.ts";
 
 function problemOf(value: unknown): GatePolicyError {
@@ -331,4 +332,59 @@ Deno.test("approvers: either a listed sub or a listed group may approve", async 
       "sub",
     ]);
   });
+});
+
+Deno.test("the identities example in docs/gate.md does what the page says", async () => {
+  const page = await Deno.readTextFile(
+    new URL("../../../docs/gate.md", import.meta.url),
+  );
+  const block = /```yaml\n(# identities\.yaml\n[\s\S]*?)```/.exec(page);
+  assert.ok(block !== null, "docs/gate.md has no identities.yaml block");
+  const file = parsePolicyText(block[1], "yaml");
+  const decide = (who: ReturnType<typeof caller>, pattern: string) =>
+    callerPolicy(file, who).policy.evaluate([pattern]).decision;
+  const alice = caller("alice");
+  const admin = caller("root", ["admins"]);
+  assert.equal(decide(alice, "write:home/alice/a.md"), "allow");
+  assert.equal(decide(alice, "exec:ls"), "deny");
+  assert.equal(decide(admin, "write:etc/x"), "allow");
+  assert.equal(decide(admin, "delete:etc/x"), "deny");
+  assert.equal(decide(caller("bob"), "write:home/alice/a.md"), "ask");
+  assert.ok(isApprover(file.approvers, caller("eve", ["security"])));
+  assert.deepEqual(
+    missingScopes(callerPolicy(file, alice).scopes, "deploy_site", alice),
+    ["deploy"],
+  );
+  const quoted = /`(WWW-Authenticate: Bearer error="insufficient_scope"[^`]*)`/
+    .exec(page);
+  assert.ok(quoted !== null);
+  assert.equal(
+    `WWW-Authenticate: ${
+      scopeChallenge(["deploy"], {
+        always: file.auth?.scopes,
+        resourceMetadata: "…",
+      })
+    }`,
+    quoted[1],
+  );
+  const error = /`(identities\.yaml:\d+:\d+: principals\[1\][^`]*)`/.exec(page);
+  assert.ok(error !== null);
+  try {
+    parsePolicyText(
+      block[1].replace('"write:home/alice/**"', '"WRITE:home/alice/**"'),
+      "yaml",
+    );
+    assert.fail("accepted");
+  } catch (e) {
+    const { line, column, message } = e as Error & {
+      line: number;
+      column: number;
+    };
+    assert.ok(
+      `identities.yaml:${line}:${column}: ${message}`.startsWith(
+        error[1].replace(/…$/, ""),
+      ),
+      `identities.yaml:${line}:${column}: ${message}`,
+    );
+  }
 });
