@@ -18,7 +18,10 @@ import type { GatePolicy } from "./policy_file.ts";
 export interface CallerPolicySourceOptions {
   /** In a gate of many servers: the server whose calls it decides. */
   server?: string;
-  /** The decisions when the file does not say, as for watchPolicy(). */
+  /**
+   * The decisions when the file does not say, as for watchPolicy(): one
+   * object for the gate, so that callers share their views.
+   */
   defaults: { unprobed: Decision; tools: ReadonlyMap<string, Decision> };
 }
 
@@ -53,14 +56,23 @@ export function callerPolicySource(
   options: CallerPolicySourceOptions,
 ): PolicySource {
   const { server, defaults } = options;
+  // The last version's view: most calls come under the same version.
+  let viewed: { whole: GatePolicy; view: PolicyInForce } | undefined;
   const view = (whole: PolicyInForce): PolicyInForce => {
     if (whole.file === undefined) return whole;
+    if (viewed?.whole === whole.file) return viewed.view;
     const file = callerPolicy(whole.file, claims, server);
-    if (file === whole.file) return whole;
-    const kept = IN_FORCE.get(file);
-    if (kept !== undefined && kept.defaults === defaults) return kept.inForce;
-    const inForce = { ...policyInForce(file, defaults), file };
-    IN_FORCE.set(file, { defaults, inForce });
+    let inForce = whole;
+    if (file !== whole.file) {
+      const kept = IN_FORCE.get(file);
+      if (kept !== undefined && kept.defaults === defaults) {
+        inForce = kept.inForce;
+      } else {
+        inForce = { ...policyInForce(file, defaults), file };
+        IN_FORCE.set(file, { defaults, inForce });
+      }
+    }
+    viewed = { whole: whole.file, view: inForce };
     return inForce;
   };
   return {

@@ -58,6 +58,9 @@ Deno.test("callerPolicySource() decides a caller's calls by the file's newest ve
     assert.equal(again.current(), forAlice.current());
     assert.equal(forAlice.current().mapping, forAlice.current().mapping);
     assert.equal(forBob.current().file, source.current().file);
+    // Under one version, a call's view is the last one's: no rebuilding.
+    assert.equal(forBob.current(), forBob.current());
+    assert.equal(onFiles.current(), onFiles.current());
 
     const reloaded: GatePolicy[] = [];
     forAlice.onReload?.((file) => reloaded.push(file));

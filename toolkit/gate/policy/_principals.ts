@@ -299,6 +299,9 @@ export function matchingPrincipals(
  * the same version of the file, server and matching principals; `file`'s
  * own (or the server's) when none matches.
  *
+ * @throws {TypeError} When `file` has principals but is a copy of what
+ * parseGatePolicy() returned (its principals' rules are not known).
+ *
  * @example
  * ```ts
  * import { parseGatePolicy } from "./policy_file.ts";
@@ -321,8 +324,15 @@ export function callerPolicy(
 ): GatePolicy {
   const entry = server === undefined ? undefined : file.servers?.get(server);
   const base = entry?.policy ?? file;
+  if (file.principals === undefined) return base;
   const bases = BASES.get(file);
-  if (bases === undefined || file.principals === undefined) return base;
+  if (bases === undefined) {
+    // A copy of a checked file: deciding by its base alone would drop the
+    // principals' deny rules too.
+    throw new TypeError(
+      "Cannot decide by principals: the policy was not checked by parseGatePolicy() (pass the file it returned, not a copy)",
+    );
+  }
   const indexes: number[] = [];
   file.principals.forEach((p, i) => {
     if (matchesClaims(p.match, claims)) indexes.push(i);

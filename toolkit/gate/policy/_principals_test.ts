@@ -143,6 +143,20 @@ Deno.test("a caller's policy is built once per version of the file and set of pr
   assert.notEqual(callerPolicy(next, caller("alice")), first);
 });
 
+Deno.test("callerPolicy() refuses a copy of a checked file rather than drop its principals' rules", () => {
+  const file = parseGatePolicy(ISSUE_EXAMPLE);
+  const copy = { ...file };
+  assert.throws(
+    () => callerPolicy(copy, caller("alice")),
+    (error: Error) =>
+      error instanceof TypeError &&
+      /not checked by parseGatePolicy/.test(error.message),
+  );
+  // A copy without principals has nothing to drop.
+  const plain = { ...parseGatePolicy({ allow: ["read:**"] }) };
+  assert.equal(callerPolicy(plain, caller("alice")), plain);
+});
+
 Deno.test("with servers:, each server's policy gets the matching principals' rules", () => {
   const file = parseGatePolicy({
     allow: ["read:**"],
