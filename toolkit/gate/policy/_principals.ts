@@ -215,16 +215,19 @@ function added(
         ? [...above, ...value]
         : value;
     } else if (JOINED.includes(key) && isRecord(above) && isRecord(value)) {
-      const joined: Record<string, unknown> = { ...above };
+      // A Map, then own properties: a tool may be named "__proto__".
+      const joined = new Map(Object.entries(above));
       for (const [name, item] of Object.entries(value)) {
-        const before = joined[name];
+        const before = joined.get(name);
         // Scopes add: a tool both name is guarded by both.
-        joined[name] = key === "scopes" && Array.isArray(before) &&
-            Array.isArray(item)
-          ? [...before, ...item]
-          : item;
+        joined.set(
+          name,
+          key === "scopes" && Array.isArray(before) && Array.isArray(item)
+            ? [...before, ...item]
+            : item,
+        );
       }
-      merged[key] = joined;
+      merged[key] = Object.fromEntries(joined);
     } else {
       merged[key] = value;
     }

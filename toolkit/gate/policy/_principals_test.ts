@@ -128,6 +128,22 @@ Deno.test("every matching principal adds, in the order written", async (t) => {
   });
 });
 
+Deno.test("a principal's entry for a tool named like an Object property is kept", () => {
+  const file = parseGatePolicy(JSON.parse(`{
+    "tools": { "constructor": "allow" },
+    "scopes": { "other": ["x"] },
+    "principals": [{
+      "match": { "sub": ["mallory"] },
+      "tools": { "__proto__": "deny", "constructor": "deny" },
+      "scopes": { "__proto__": ["admin"] }
+    }]
+  }`));
+  const view = callerPolicy(file, caller("mallory"));
+  assert.equal(view.tools?.get("__proto__"), "deny");
+  assert.equal(view.tools?.get("constructor"), "deny");
+  assert.deepEqual(requiredScopes(view.scopes, "__proto__"), ["admin"]);
+});
+
 Deno.test("a caller's policy is built once per version of the file and set of principals", () => {
   const file = parseGatePolicy(ISSUE_EXAMPLE);
   const first = callerPolicy(file, caller("alice"));
