@@ -49,3 +49,6 @@ export {
   type GateServer,
   parseGatePolicy,
 } from "./policy/policy_file.ts";
+export type { GateAuth } from "./policy/_auth.ts";
+export type { GateApprovers, GatePrincipal } from "./policy/_principals.ts";
+export type { PrincipalMatch } from "./policy/_claims.ts";

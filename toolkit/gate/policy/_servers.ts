@@ -52,6 +52,7 @@ const ENTRY_POLICY_KEYS: readonly string[] = [
   "pins",
   "record",
   "sandbox",
+  "scopes",
 ];
 /** The top-level keys that each entry takes unless it has its own. */
 const DEFAULT_KEYS: readonly string[] = [
@@ -62,6 +63,7 @@ const DEFAULT_KEYS: readonly string[] = [
   "annotations",
   "record",
   "sandbox",
+  "scopes",
 ];
 const RULE_LISTS = ["allow", "ask", "deny"] as const;
 const SERVER_NAME = /^[A-Za-z0-9.-][A-Za-z0-9._-]{0,62}$/;
@@ -282,24 +284,32 @@ function parsePrefix(
 }
 
 /**
- * The policy an entry's calls are decided by: the top level's rules and
- * then the entry's, its own other keys, else the top level's. A wrong field
- * is named where it is written: in the entry, or at the top.
+ * The raw policy object an entry's calls are decided by (what
+ * {@linkcode parseServers} checks): the top level's rules and then the
+ * entry's, its own other keys, else the top level's. Other views of a
+ * server (principals.ts) start from it.
  */
-function entryPolicy<P>(
+export function serverPolicyValue(
   entry: Record<string, unknown>,
   top: Record<string, unknown>,
-  context: {
-    path: readonly (string | number)[];
-    checker: PolicyChecker<P>;
-    remote: boolean;
-  },
-): P {
+): Record<string, unknown> {
+  return mergedEntry(entry, top, entry.url !== undefined).merged;
+}
+
+function mergedEntry(
+  entry: Record<string, unknown>,
+  top: Record<string, unknown>,
+  remote: boolean,
+): {
+  merged: Record<string, unknown>;
+  given: string[];
+  topLengths: Record<string, number>;
+} {
   const merged: Record<string, unknown> = {};
   for (const key of DEFAULT_KEYS) {
     // A url server runs where it runs: the top level's sandbox is for
     // the servers the gate spawns.
-    if (key === "sandbox" && context.remote) continue;
+    if (key === "sandbox" && remote) continue;
     if (top[key] !== undefined && top[key] !== null) merged[key] = top[key];
   }
   const given: string[] = [];
@@ -308,12 +318,6 @@ function entryPolicy<P>(
     given.push(key);
     if ((RULE_LISTS as readonly string[]).includes(key)) continue;
     merged[key] = entry[key];
-  }
-  if (context.remote && given.includes("sandbox") && entry.sandbox !== false) {
-    throw new MappingError(
-      "a url server cannot be sandboxed: the fence is for a server the gate spawns (run it fenced where it runs)",
-      [...context.path, "sandbox"],
-    );
   }
   const topLengths: Record<string, number> = {};
   for (const list of RULE_LISTS) {
@@ -327,6 +331,34 @@ function entryPolicy<P>(
     // Not a list: checked as the entry's own, where it is written.
     merged[list] = Array.isArray(own) ? [...above, ...own] : own;
     if (!Array.isArray(own)) topLengths[list] = 0;
+  }
+  return { merged, given, topLengths };
+}
+
+/**
+ * The policy an entry's calls are decided by: the top level's rules and
+ * then the entry's, its own other keys, else the top level's. A wrong field
+ * is named where it is written: in the entry, or at the top.
+ */
+function entryPolicy<P>(
+  entry: Record<string, unknown>,
+  top: Record<string, unknown>,
+  context: {
+    path: readonly (string | number)[];
+    checker: PolicyChecker<P>;
+    remote: boolean;
+  },
+): P {
+  const { merged, given, topLengths } = mergedEntry(
+    entry,
+    top,
+    context.remote,
+  );
+  if (context.remote && given.includes("sandbox") && entry.sandbox !== false) {
+    throw new MappingError(
+      "a url server cannot be sandboxed: the fence is for a server the gate spawns (run it fenced where it runs)",
+      [...context.path, "sandbox"],
+    );
   }
   try {
     return context.checker.check(merged);

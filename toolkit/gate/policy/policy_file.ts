@@ -20,7 +20,17 @@ import {
   parseToolEntries,
 } from "./_tool_mapping.ts";
 import { type Flow, parseFlows } from "./_flows.ts";
-import { parseServers } from "./_servers.ts";
+import { parseServers, serverPolicyValue } from "./_servers.ts";
+import { type GateAuth, parseAuth } from "./_auth.ts";
+import {
+  basePolicyValue,
+  type GateApprovers,
+  type GatePrincipal,
+  keepBases,
+  parseApprovers,
+  parsePrincipals,
+} from "./_principals.ts";
+import { parseToolScopes } from "./_scopes.ts";
 
 /**
  * One flow of a policy file (`flows:`), checked: its place and its lists as
@@ -54,6 +64,10 @@ const KEYS: readonly string[] = [
   "flows",
   "sandbox",
   "servers",
+  "scopes",
+  "auth",
+  "principals",
+  "approvers",
 ];
 const RECORD_CHOICES: readonly string[] = ["patterns", "digests"];
 
@@ -140,6 +154,25 @@ export interface GatePolicy {
    * policy of one server.
    */
   readonly servers?: ReadonlyMap<string, GateServer>;
+  /**
+   * The scopes a caller's token needs to call a tool, by tool name or glob
+   * (`scopes: { write_*: ["files:write"] }`); every entry naming a tool
+   * guards it. `undefined` when the file gives none.
+   */
+  readonly scopes?: ReadonlyMap<string, readonly string[]>;
+  /**
+   * `auth:`: the OAuth resource server in front of a gate served over
+   * HTTP (issuer, keys, resource URL, scopes every request needs).
+   */
+  readonly auth?: GateAuth;
+  /**
+   * `principals:`: callers by the claims of their tokens, whose rules add
+   * to the policy for their calls (callerPolicy()). `undefined` when the
+   * file gives none.
+   */
+  readonly principals?: readonly GatePrincipal[];
+  /** `approvers:`: who may approve asked calls in the browser. */
+  readonly approvers?: GateApprovers;
 }
 
 /**
@@ -349,6 +382,7 @@ export function parseGatePolicy(value: unknown): GatePolicy {
   const servers = given("servers")
     ? serversOf(value, mapping.flows)
     : undefined;
+  const identities = identitiesOf(value);
   let policy: Policy;
   try {
     policy = new Policy(rules);
@@ -362,7 +396,7 @@ export function parseGatePolicy(value: unknown): GatePolicy {
     }
     throw error;
   }
-  return Object.freeze({
+  const file: GatePolicy = Object.freeze({
     policy,
     rules: Object.freeze(rules),
     unprobed,
@@ -371,7 +405,67 @@ export function parseGatePolicy(value: unknown): GatePolicy {
     ...(recordMap === undefined ? {} : { record: recordMap }),
     ...(sandbox === undefined ? {} : { sandbox }),
     ...(servers === undefined ? {} : { servers }),
+    ...(identities.scopes === undefined ? {} : { scopes: identities.scopes }),
+    ...(identities.auth === undefined ? {} : { auth: identities.auth }),
+    ...(identities.approvers === undefined
+      ? {}
+      : { approvers: identities.approvers }),
+    ...(identities.principals === undefined
+      ? {}
+      : { principals: identities.principals.principals }),
   });
+  if (identities.principals !== undefined) {
+    keepBases(file, {
+      ...identities.principals.bases,
+      rules: identities.principals.rules,
+      check: parseGatePolicy,
+    });
+  }
+  return file;
+}
+
+/**
+ * The checked `scopes`, `auth`, `approvers` and `principals` of a file
+ * (its other keys checked before), with what principals add to.
+ */
+function identitiesOf(value: Record<string, unknown>) {
+  const given = (key: string) =>
+    value[key] !== undefined && value[key] !== null;
+  try {
+    const scopes = given("scopes") ? parseToolScopes(value.scopes) : undefined;
+    const auth = given("auth") ? parseAuth(value.auth) : undefined;
+    const approvers = given("approvers")
+      ? parseApprovers(value.approvers)
+      : undefined;
+    if (!given("principals")) return { scopes, auth, approvers };
+    const { servers: _s, flows: _f, ...top } = value;
+    const bases = {
+      top: basePolicyValue(value),
+      servers: new Map(
+        given("servers")
+          ? Object.entries(value.servers as Record<string, unknown>).map((
+            [name, entry],
+          ) => [
+            name,
+            serverPolicyValue(entry as Record<string, unknown>, top),
+          ])
+          : [],
+      ),
+    };
+    const { principals, rules } = parsePrincipals(value.principals, bases, {
+      check: parseGatePolicy,
+      explain: (error) => error instanceof GatePolicyError ? error : undefined,
+    });
+    return {
+      scopes,
+      auth,
+      approvers,
+      principals: { principals, rules, bases },
+    };
+  } catch (error) {
+    if (!(error instanceof MappingError)) throw error;
+    throw new GatePolicyError(error.message, error.path, error.column);
+  }
 }
 
 /** The checked `servers:` of a policy file, each entry's policy with the top level's flows. */

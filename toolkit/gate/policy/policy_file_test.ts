@@ -64,7 +64,7 @@ Deno.test("parseGatePolicy() names each wrong field", async (t) => {
     assert.deepEqual(error.path, ["alow"]);
     assert.equal(
       error.message,
-      'alow: unknown key: expected allow, ask, deny, unprobed, tools, roots, presets, annotations, pins, record, flows, sandbox or servers (did you mean "allow"?)',
+      'alow: unknown key: expected allow, ask, deny, unprobed, tools, roots, presets, annotations, pins, record, flows, sandbox, servers, scopes, auth, principals or approvers (did you mean "allow"?)',
     );
     assert.match(problemOf({ Deny: [] }).message, /did you mean "deny"/);
     assert.doesNotMatch(problemOf({ rules: [] }).message, /did you mean/);
