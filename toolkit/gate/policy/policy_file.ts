@@ -21,6 +21,7 @@ import {
 } from "./_tool_mapping.ts";
 import { type Flow, parseFlows } from "./_flows.ts";
 import { parseServers, ServersError } from "./_servers.ts";
+import { parseListen } from "./_listen.ts";
 
 /**
  * One flow of a policy file (`flows:`), checked: its place and its lists as
@@ -54,6 +55,7 @@ const KEYS: readonly string[] = [
   "flows",
   "sandbox",
   "servers",
+  "listen",
 ];
 const RECORD_CHOICES: readonly string[] = ["patterns", "digests"];
 
@@ -140,6 +142,12 @@ export interface GatePolicy {
    * policy of one server.
    */
   readonly servers?: ReadonlyMap<string, GateServer>;
+  /**
+   * Where the gate serves Streamable HTTP (`listen: "127.0.0.1:8080"`),
+   * as `--http` does; read once at start. `undefined` when the file does
+   * not say.
+   */
+  readonly listen?: string;
 }
 
 /**
@@ -346,6 +354,18 @@ export function parseGatePolicy(value: unknown): GatePolicy {
   const record = value.record ?? undefined;
   const recordMap = record === undefined ? undefined : parseRecord(record);
   const sandbox = parseSandbox(value.sandbox);
+  const listen = value.listen ?? undefined;
+  if (
+    listen !== undefined &&
+    (typeof listen !== "string" || parseListen(listen) === undefined)
+  ) {
+    throw new GatePolicyError(
+      `expected "host:port" (such as "127.0.0.1:8080"), got ${
+        typeof listen === "string" ? JSON.stringify(listen) : typeName(listen)
+      }`,
+      ["listen"],
+    );
+  }
   const servers = given("servers")
     ? serversOf(value, mapping.flows)
     : undefined;
@@ -371,6 +391,7 @@ export function parseGatePolicy(value: unknown): GatePolicy {
     ...(recordMap === undefined ? {} : { record: recordMap }),
     ...(sandbox === undefined ? {} : { sandbox }),
     ...(servers === undefined ? {} : { servers }),
+    ...(listen === undefined ? {} : { listen }),
   });
 }
 
