@@ -516,6 +516,19 @@ servers:
   });
 });
 
+Deno.test("gate serves HTTP where the policy file's listen: says, without --http", async () => {
+  await using ws = await workspace(`${POLICY}listen: "127.0.0.1:0"\n`);
+  await using gate = await httpGate([
+    "--policy",
+    ws.policy,
+    "--",
+    ...FAKE_COMMAND,
+  ]);
+  await using a = await session(gate.url, DECLINE);
+  const allowed = await a.probed(["x-fake:a"]);
+  assert.deepEqual(approvedOf(allowed), ["x-fake:always", "x-fake:a"]);
+});
+
 Deno.test("gate --http refuses an address that is not loopback", async (t) => {
   await using ws = await workspace(POLICY);
   await t.step("--http 0.0.0.0", async () => {
