@@ -2,10 +2,12 @@
 //   gate --policy FILE [--audit FILE [--audit-anchor FILE]]
 //        [--unprobed allow|ask|deny]
 //        [--pins FILE] [--new-tools allow|ask|deny] [--sandbox]
+//        [--http HOST:PORT]
 //        [-- COMMAND [ARGS...] | --url URL [--header 'Name: value']...]
 //   (neither for a policy that names its servers)
 
 import type { Decision } from "../policy/mod.ts";
+import { parseListen } from "./policy/_listen.ts";
 
 /** The usage text, printed for `--help`. */
 export const USAGE =
@@ -43,6 +45,9 @@ Options:
   --new-tools VALUE  allow, ask or deny a tool new since the pins (default: ask)
   --url URL          a Streamable HTTP server instead of a command
   --header LINE      an HTTP header for --url ('Authorization: Bearer …'), repeatable
+  --http HOST:PORT   serve Streamable HTTP at http://HOST:PORT/mcp instead of
+                     stdio, a gate (and a server) per session (the policy
+                     file's listen: says so too); HOST must be loopback
   --sandbox          run COMMAND in a fence derived from the policy (bubblewrap,
                      Linux), as the policy file's sandbox: true does; the
                      sandbox subcommand prints that fence
@@ -73,6 +78,8 @@ export type GateCommandLine =
     headers: [string, string][];
     /** `--sandbox`: fence the server (the policy file may say so too); absent without it. */
     sandbox?: true;
+    /** `--http HOST:PORT`: serve Streamable HTTP there; absent without it. */
+    http?: string;
   };
 
 /** A command line that cannot be run; the message says what was wrong. */
@@ -92,6 +99,7 @@ const VALUE_FLAGS = [
   "--new-tools",
   "--url",
   "--header",
+  "--http",
 ] as const;
 type Flag = (typeof VALUE_FLAGS)[number];
 
@@ -159,6 +167,14 @@ export function parseCommandLine(args: readonly string[]): GateCommandLine {
       "--sandbox with --url: a remote server cannot be fenced by the gate: the fence is for a server it spawns",
     );
   }
+  const http = values["--http"];
+  if (http !== undefined && parseListen(http) === undefined) {
+    throw new UsageError(
+      `Invalid --http: ${
+        JSON.stringify(http)
+      }: expected HOST:PORT (such as 127.0.0.1:8080; port 0 picks a free one)`,
+    );
+  }
   if (
     values["--audit-anchor"] !== undefined && values["--audit"] === undefined
   ) {
@@ -178,6 +194,7 @@ export function parseCommandLine(args: readonly string[]): GateCommandLine {
     url,
     headers,
     ...(sandbox ? { sandbox: true as const } : {}),
+    ...(http === undefined ? {} : { http }),
   };
 }
 
@@ -214,6 +231,7 @@ function placeholder(flag: Flag): string {
   if (flag === "--unprobed" || flag === "--new-tools") return "allow|ask|deny";
   if (flag === "--url") return "URL";
   if (flag === "--header") return "'Name: value'";
+  if (flag === "--http") return "HOST:PORT";
   return "FILE";
 }
 

@@ -125,3 +125,27 @@ Deno.test("parseCommandLine() reads pins, a URL and repeated headers", () => {
     ["X-Team", "a"],
   ]);
 });
+
+Deno.test("parseCommandLine() reads --http HOST:PORT and refuses another shape", () => {
+  const line = parseCommandLine([
+    "--policy",
+    "p.yaml",
+    "--http",
+    "127.0.0.1:0",
+    "--",
+    "srv",
+  ]);
+  assert.equal(line.help === false && line.http, "127.0.0.1:0");
+  const v6 = parseCommandLine(["--policy", "p", "--http=[::1]:8080"]);
+  assert.equal(v6.help === false && v6.http, "[::1]:8080");
+  for (const bad of ["8080", "127.0.0.1", "127.0.0.1:70000", "::1:80"]) {
+    assert.throws(
+      () => parseCommandLine(["--policy", "p", "--http", bad]),
+      (error) =>
+        error instanceof UsageError &&
+        error.message.includes("Invalid --http") &&
+        error.message.includes("expected HOST:PORT"),
+      bad,
+    );
+  }
+});

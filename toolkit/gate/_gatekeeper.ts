@@ -76,6 +76,13 @@ export interface GatekeeperOptions {
   pins?: Pins;
   /** The session's flows, shared by the servers of an aggregate; the gatekeeper's own otherwise. */
   flows?: FlowSession;
+  /**
+   * Whether an approval may last (remembered for later calls); off where
+   * many callers share the gate.
+   *
+   * @default {true}
+   */
+  remember?: boolean;
   /** The server's name and prefix in an aggregate, which questions and refusals name. */
   server?: { name: string; prefix: string };
 }
@@ -132,6 +139,7 @@ export class Gatekeeper {
   // In memory, for this gate's life: its one host's session (a 2026-07-28
   // host has none, so its approvals last as long as the gate process).
   #remembered = new RememberedApprovals();
+  #remembers: boolean;
   // The flows set off in the same session: the gate's life, as above
   // (an aggregate's, across its servers).
   #flows: FlowSession;
@@ -148,6 +156,7 @@ export class Gatekeeper {
     this.#pins = options.pins;
     this.#flows = options.flows ?? new FlowSession();
     this.#server = options.server;
+    this.#remembers = options.remember ?? true;
   }
 
   /** Reads the capabilities of a host's `initialize`: can it be asked? */
@@ -335,7 +344,8 @@ export class Gatekeeper {
     // An approval lasts for patterns alone, never for a call that its tools
     // entry or its pins ask about every time; the policy decided first.
     const current = this.#source.current();
-    const lasting = pinned?.kind !== "ask" && !("flow" in verdict) &&
+    const lasting = this.#remembers && pinned?.kind !== "ask" &&
+      !("flow" in verdict) &&
       current.mapping.decision(c.name)?.decision !== "ask" &&
       this.#remembered.canRemember(verdict.patterns, current.policy);
     if (lasting && this.#remembered.covers(verdict.patterns)) {

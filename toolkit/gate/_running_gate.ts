@@ -48,6 +48,13 @@ export interface RunningGateOptions {
   telemetry?: GateTelemetry;
   /** The session's flows, shared by the servers of an aggregate. */
   flows?: FlowSession;
+  /**
+   * Whether an approval may last (the host's "remember" answer); off for
+   * a gate that many callers share.
+   *
+   * @default {true}
+   */
+  remember?: boolean;
   /** The server's name and prefix in an aggregate. */
   server?: { name: string; prefix: string };
   /**
@@ -122,6 +129,7 @@ export class RunningGate {
       pins: options.pins,
       flows: options.flows,
       server: options.server,
+      remember: options.remember,
     });
     this.#closeShared = options.closeShared ?? true;
     this.#roots = new ServerRoots(() => options.source.current().mapping.roots);

@@ -17,6 +17,7 @@ import type { GateServer } from "./policy/policy_file.ts";
 import { expandVariables } from "./policy/_servers.ts";
 import { startServerGate } from "./_server_gate.ts";
 import type { GateTelemetry } from "./_telemetry.ts";
+import type { MessageTransport } from "../jsonrpc/_message_channel.ts";
 
 /** How long a server may take to answer the host's initialize before it counts as down. */
 export const START_TIMEOUT_MS = 10_000;
@@ -34,7 +35,18 @@ export interface AggregateStart {
   approvalTtlMs: number;
   readable?: ReadableStream<Uint8Array>;
   writable?: WritableStream<Uint8Array>;
+  /** The host as a connection of parsed messages, instead of the streams. */
+  host?: MessageTransport;
   telemetry?: GateTelemetry;
+  /**
+   * Whether the aggregate's end closes the policy source and the audit;
+   * the gates of an HTTP gate's sessions share them and leave them open.
+   *
+   * @default {true}
+   */
+  closeShared?: boolean;
+  /** Whether an approval may last for the rest of the session. */
+  remember?: boolean;
   /** How long a server may take to answer initialize. */
   startTimeoutMs?: number;
 }
@@ -100,6 +112,7 @@ export async function startAggregate(
             approvalTtlMs: options.approvalTtlMs,
             host,
             telemetry: options.telemetry,
+            remember: options.remember,
             flows,
             server: { name: server.name, prefix: server.prefix },
             closeShared: false,
@@ -118,8 +131,9 @@ export async function startAggregate(
       log,
       readable: options.readable,
       writable: options.writable,
+      host: options.host,
       startTimeoutMs: options.startTimeoutMs ?? START_TIMEOUT_MS,
-      ended: async () => {
+      ended: options.closeShared === false ? undefined : async () => {
         await source.close().catch(() => {});
         await audit?.close();
       },

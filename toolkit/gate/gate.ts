@@ -22,6 +22,9 @@ import { startAggregate } from "./_start_aggregate.ts";
 import { Pins, pinsInPolicy } from "./pins/_pins.ts";
 import { APPROVAL_TTL_MS } from "./_approval_round.ts";
 import type { GateTelemetry } from "./_telemetry.ts";
+import { isLoopback, parseListen } from "./policy/_listen.ts";
+import { serveGate } from "./_http_gate.ts";
+import type { MessageTransport } from "../jsonrpc/_message_channel.ts";
 
 const DECISIONS: readonly Decision[] = ["allow", "ask", "deny"];
 
@@ -185,6 +188,24 @@ export interface GateOptions {
    * @default {the policy file's `sandbox`, else off}
    */
   sandbox?: boolean | { env?: readonly string[] };
+  /**
+   * Serve Streamable HTTP at `http://<listen>/mcp` instead of speaking to
+   * one host on `readable`/`writable`, as the policy file's `listen:` does
+   * (`"127.0.0.1:8080"`; port 0 picks a free one). Each 2025-11-25
+   * session gets a gate and a server (or remote session) of its own;
+   * 2026-07-28 requests share one gate that remembers no approval. The
+   * address must be loopback.
+   *
+   * @default {the policy file's `listen`, else stdio}
+   */
+  listen?: string;
+  /**
+   * With `listen`: the most sessions open at once (each has its own
+   * server); an `initialize` beyond it gets 503.
+   *
+   * @default {100}
+   */
+  maxSessions?: number;
 }
 
 /**
@@ -202,9 +223,15 @@ export interface GateOptions {
 export interface Gate extends AsyncDisposable {
   /**
    * The server's process id (bwrap's, when sandboxed, and a new one after
-   * a reload restarts it in a new fence); 0 for a remote server (`url`).
+   * a reload restarts it in a new fence); 0 for a remote server (`url`),
+   * for `servers:` and when serving HTTP.
    */
   readonly pid: number;
+  /**
+   * The MCP endpoint (`http://127.0.0.1:8080/mcp`) when the gate serves
+   * HTTP (`listen`); `undefined` over stdio.
+   */
+  readonly url?: URL;
   /**
    * Resolves once both sides are closed, with the exit status to use: the
    * server's after a host EOF or `close()` (0 when it stopped cleanly), and
@@ -329,9 +356,32 @@ export async function startGate(
       "Cannot start the gate: auditAnchor needs audit: the anchor is the audit log's",
     );
   }
+  const listenOption = options.listen;
+  if (
+    listenOption !== undefined &&
+    (typeof listenOption !== "string" ||
+      parseListen(listenOption) === undefined)
+  ) {
+    throw new TypeError(
+      `Cannot start the gate: listen must be "host:port" (such as "127.0.0.1:8080"), got ${
+        JSON.stringify(listenOption)
+      }`,
+    );
+  }
+  if (
+    options.maxSessions !== undefined &&
+    (!Number.isInteger(options.maxSessions) || options.maxSessions < 1)
+  ) {
+    throw new RangeError(
+      `Cannot start the gate: maxSessions must be a whole number >= 1, got ${options.maxSessions}`,
+    );
+  }
   // Before anything is opened or started: nothing to undo if it fails.
   const telemetry = await loadTelemetry(options.telemetry);
-  if (options.readable === undefined || options.writable === undefined) {
+  if (
+    listenOption === undefined &&
+    (options.readable === undefined || options.writable === undefined)
+  ) {
     // So that the host's stdin and stdout are read and written on the event
     // loop from the first message (a stdio server waits for its first answer
     // before it loads this).
@@ -360,6 +410,15 @@ export async function startGate(
   } else {
     throw new TypeError(
       "Cannot start the gate: policy must be a file path or a Policy",
+    );
+  }
+  // The command line's --http, or the policy file's listen:, read once.
+  const listenText = listenOption ?? source.current().file?.listen;
+  const listen = listenText === undefined ? undefined : parseListen(listenText);
+  if (listen !== undefined && !isLoopback(listen.hostname)) {
+    await source.close();
+    throw new TypeError(
+      `Cannot start the gate: cannot listen on ${listenText}: expected a loopback address, or auth: in the policy (callers over the network must be identified)`,
     );
   }
   let audit: AuditLog | undefined;
@@ -397,42 +456,55 @@ export async function startGate(
     await audit?.close();
     throw new TypeError(`Cannot start the gate: ${problem}`);
   }
-  if (servers !== undefined) {
-    return await startAggregate(servers, {
-      startTimeoutMs: options.startTimeoutMs,
-      source,
-      audit,
-      log,
-      policyPath: options.policy as string,
-      defaults: { unprobed, tools },
-      newTools: options.newTools,
-      graceMs,
-      approvalTtlMs,
-      readable: options.readable,
-      writable: options.writable,
-      telemetry,
-    });
-  }
   let pins: Pins | undefined;
-  // The command line's --pins, or the policy file's `pins`.
-  const pinsPath = options.pins ??
-    (typeof options.policy === "string"
-      ? await pinsInPolicy(options.policy).catch(() => undefined)
-      : undefined);
-  if (pinsPath !== undefined) {
-    try {
-      pins = await Pins.open(pinsPath, {
-        newTools: options.newTools,
-        audit,
-        log,
-      });
-    } catch (error) {
-      await source.close();
-      await audit?.close();
-      throw new Error(`Cannot read the pins: ${messageOf(error)}`);
+  if (servers === undefined) {
+    // The command line's --pins, or the policy file's `pins`.
+    const pinsPath = options.pins ??
+      (typeof options.policy === "string"
+        ? await pinsInPolicy(options.policy).catch(() => undefined)
+        : undefined);
+    if (pinsPath !== undefined) {
+      try {
+        pins = await Pins.open(pinsPath, {
+          newTools: options.newTools,
+          audit,
+          log,
+        });
+      } catch (error) {
+        await source.close();
+        await audit?.close();
+        throw new Error(`Cannot read the pins: ${messageOf(error)}`);
+      }
     }
   }
-  try {
+  const closeShared = async () => {
+    await source.close().catch(() => {});
+    await pins?.close();
+    await audit?.close();
+  };
+  // One gate in front of the server(s) for `host`: the process's own
+  // stdio, an HTTP session, or the stateless callers of an HTTP gate.
+  const open = async (
+    host: HostSide,
+    shared: { close: boolean; remember?: boolean },
+  ): Promise<Gate> => {
+    if (servers !== undefined) {
+      return await startAggregate(servers, {
+        startTimeoutMs: options.startTimeoutMs,
+        source,
+        audit,
+        log,
+        policyPath: options.policy as string,
+        defaults: { unprobed, tools },
+        newTools: options.newTools,
+        graceMs,
+        approvalTtlMs,
+        ...host,
+        telemetry,
+        closeShared: shared.close,
+        remember: shared.remember,
+      });
+    }
     return await startServerGate(command, {
       url: options.url,
       headers: options.headers,
@@ -445,17 +517,47 @@ export async function startGate(
       pins,
       graceMs,
       approvalTtlMs,
+      ...host,
+      telemetry,
+      closeShared: shared.close,
+      remember: shared.remember,
+    });
+  };
+  if (listen !== undefined) {
+    try {
+      return serveGate({
+        listen,
+        log,
+        maxSessions: options.maxSessions,
+        // The seam for callers' identities: each session's gate is made
+        // for the verified token its first message carries (none until
+        // the policy has auth:).
+        open: (host, caller) =>
+          open({ host }, { close: false, remember: !caller.shared }),
+        closeShared,
+      });
+    } catch (error) {
+      await closeShared();
+      throw error;
+    }
+  }
+  try {
+    return await open({
       readable: options.readable,
       writable: options.writable,
-      telemetry,
-    });
+    }, { close: true });
   } catch (error) {
-    await source.close();
-    await pins?.close();
-    await audit?.close();
+    if (servers === undefined) await closeShared();
     throw error;
   }
 }
+
+/** Where a gate's host is: streams (stdio), or a connection of parsed messages. */
+type HostSide = {
+  readable?: ReadableStream<Uint8Array>;
+  writable?: WritableStream<Uint8Array>;
+  host?: MessageTransport;
+};
 
 /** The gate's telemetry when `on` (by default, under OTEL_DENO=true); only then is the API loaded. */
 async function loadTelemetry(

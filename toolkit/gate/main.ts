@@ -64,6 +64,7 @@ async function main(args: readonly string[]): Promise<number> {
       url: line.url,
       headers: line.headers,
       ...(line.sandbox ? { sandbox: true } : {}),
+      ...(line.http === undefined ? {} : { listen: line.http }),
     });
   } catch (error) {
     console.error(

@@ -176,6 +176,31 @@ Deno.test("gate --url serves a 2026-07-28 host: each POST stands alone, the prob
   await Deno.remove(dir, { recursive: true });
 });
 
+Deno.test("gate --url mirrors a 2026-07-28 call's marked arguments in Mcp-Param headers", async () => {
+  await using server = await httpServer(EVERYTHING);
+  const dir = await Deno.makeTempDir({ prefix: "gate-remote-" });
+  const policy = `${dir}/policy.yaml`;
+  await Deno.writeTextFile(policy, "unprobed: allow\n");
+  await using gate = await startGateProcess(
+    ["--policy", policy, "--url", server.url],
+    [],
+    { capabilities: null },
+  );
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  // The server refuses the call unless Mcp-Param-Region carries the region
+  // (SEP-2243), which the tool's x-mcp-header mark asks for.
+  const answer = await callTool(gate, "test_mirrored_header", {
+    region: "Zürich",
+    query: "q",
+  }, meta);
+  assert.equal(answer.error, undefined, JSON.stringify(answer.error));
+  assert.equal(textOf(answer), 'Looked up "q" in Zürich');
+  await Deno.remove(dir, { recursive: true });
+});
+
 Deno.test("pins accept --url pins what the remote server lists now, with its headers", async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "gate-remote-pins-" });
   await Deno.mkdir(`${dir}/root`);

@@ -62,6 +62,8 @@ export interface AggregateOptions {
   readable?: ReadableStream<Uint8Array>;
   /** The host's answers; this process's stdout when absent. */
   writable?: WritableStream<Uint8Array>;
+  /** The host as a connection of parsed messages, instead of the streams. */
+  host?: MessageTransport;
   /** How long a server may take to answer `initialize`. */
   startTimeoutMs: number;
   /** Called once the gate has ended (closes what the servers share). */
@@ -100,7 +102,7 @@ export class Aggregate {
     this.#ended = options.ended;
     this.#startTimeoutMs = options.startTimeoutMs;
     this.finished = new Promise((resolve) => this.#resolveFinished = resolve);
-    this.#host = new StdioTransport({
+    this.#host = options.host ?? new StdioTransport({
       readable: options.readable,
       writable: options.writable,
     });

@@ -31,6 +31,7 @@ import {
   parsePrincipals,
 } from "./_principals.ts";
 import { parseToolScopes } from "./_scopes.ts";
+import { parseListen } from "./_listen.ts";
 
 /**
  * One flow of a policy file (`flows:`), checked: its place and its lists as
@@ -68,6 +69,7 @@ const KEYS: readonly string[] = [
   "auth",
   "principals",
   "approvers",
+  "listen",
 ];
 const RECORD_CHOICES: readonly string[] = ["patterns", "digests"];
 
@@ -173,6 +175,12 @@ export interface GatePolicy {
   readonly principals?: readonly GatePrincipal[];
   /** `approvers:`: who may approve asked calls in the browser. */
   readonly approvers?: GateApprovers;
+  /**
+   * Where the gate serves Streamable HTTP (`listen: "127.0.0.1:8080"`),
+   * as `--http` does; read once at start. `undefined` when the file does
+   * not say.
+   */
+  readonly listen?: string;
 }
 
 /**
@@ -379,6 +387,18 @@ export function parseGatePolicy(value: unknown): GatePolicy {
   const record = value.record ?? undefined;
   const recordMap = record === undefined ? undefined : parseRecord(record);
   const sandbox = parseSandbox(value.sandbox);
+  const listen = value.listen ?? undefined;
+  if (
+    listen !== undefined &&
+    (typeof listen !== "string" || parseListen(listen) === undefined)
+  ) {
+    throw new GatePolicyError(
+      `expected "host:port" (such as "127.0.0.1:8080"), got ${
+        typeof listen === "string" ? JSON.stringify(listen) : typeName(listen)
+      }`,
+      ["listen"],
+    );
+  }
   const servers = given("servers")
     ? serversOf(value, mapping.flows)
     : undefined;
@@ -413,6 +433,7 @@ export function parseGatePolicy(value: unknown): GatePolicy {
     ...(identities.principals === undefined
       ? {}
       : { principals: identities.principals.principals }),
+    ...(listen === undefined ? {} : { listen }),
   });
   if (identities.principals !== undefined) {
     keepBases(file, {

@@ -64,7 +64,7 @@ Deno.test("parseGatePolicy() names each wrong field", async (t) => {
     assert.deepEqual(error.path, ["alow"]);
     assert.equal(
       error.message,
-      'alow: unknown key: expected allow, ask, deny, unprobed, tools, roots, presets, annotations, pins, record, flows, sandbox, servers, scopes, auth, principals or approvers (did you mean "allow"?)',
+      'alow: unknown key: expected allow, ask, deny, unprobed, tools, roots, presets, annotations, pins, record, flows, sandbox, servers, scopes, auth, principals, approvers or listen (did you mean "allow"?)',
     );
     assert.match(problemOf({ Deny: [] }).message, /did you mean "deny"/);
     assert.doesNotMatch(problemOf({ rules: [] }).message, /did you mean/);
@@ -141,4 +141,22 @@ Deno.test("parseGatePolicy() reads record, tool names to patterns or digests, an
     message:
       'record: expected tool names with "patterns" or "digests" (record: { run_command: patterns }), got an array',
   });
+});
+
+Deno.test("parseGatePolicy() reads listen as host:port and names a wrong one", () => {
+  assert.equal(
+    parseGatePolicy({ listen: "127.0.0.1:8080" }).listen,
+    "127.0.0.1:8080",
+  );
+  assert.equal(parseGatePolicy({}).listen, undefined);
+  for (const bad of [8080, "8080", "localhost", "127.0.0.1:99999"]) {
+    assert.throws(
+      () => parseGatePolicy({ listen: bad }),
+      (error) =>
+        error instanceof GatePolicyError &&
+        error.path[0] === "listen" &&
+        /expected "host:port"/.test(error.message),
+      String(bad),
+    );
+  }
 });

@@ -1,7 +1,7 @@
 // Internal: the headers of a request to a remote Streamable HTTP server: the
 // user's own (`--header`), Accept and Content-Type, the session and the
-// protocol version, and for a 2026-07-28 request standing alone its method
-// and target (SEP-2243).
+// protocol version, and for a 2026-07-28 request standing alone its method,
+// its target and the arguments its tool mirrors in headers (SEP-2243).
 
 import { isRecord } from "../../_util/json_type.ts";
 
@@ -19,6 +19,27 @@ export interface HeaderState {
   readonly sessionId: string | undefined;
   /** The protocol version the server chose in its initialize answer. */
   readonly protocolVersion: string | undefined;
+  /** The arguments a tool mirrors in headers, as its tools/list entry marks them. */
+  readonly mirrored?: (tool: string) => Mirrored | undefined;
+}
+
+/** A tool's arguments mirrored in `Mcp-Param-<Name>` headers: property by header name. */
+export type Mirrored = ReadonlyMap<string, string>;
+
+/** The `x-mcp-header` marks of a tool's input schema: property by header name. */
+export function mirroredOf(schema: unknown): Map<string, string> {
+  const marks = new Map<string, string>();
+  const properties = isRecord(schema) ? schema.properties : undefined;
+  if (!isRecord(properties)) return marks;
+  for (const [property, definition] of Object.entries(properties)) {
+    const name = isRecord(definition) ? definition["x-mcp-header"] : undefined;
+    if (
+      typeof name === "string" && /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)
+    ) {
+      marks.set(name, property);
+    }
+  }
+  return marks;
 }
 
 /**
@@ -45,6 +66,15 @@ export function requestHeaders(
     headers.set("mcp-method", message.method);
     const target = routingValue(message.method, params);
     if (target !== undefined) headers.set("mcp-name", headerValue(target));
+    const marks = message.method === "tools/call" && target !== undefined
+      ? state.mirrored?.(target)
+      : undefined;
+    const args = isRecord(params?.arguments) ? params.arguments : {};
+    for (const [name, property] of marks ?? []) {
+      const value = args[property];
+      if (value === undefined || value === null) continue;
+      headers.set(`mcp-param-${name}`, headerValue(String(value)));
+    }
   }
   return headers;
 }

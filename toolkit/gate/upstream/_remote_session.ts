@@ -14,7 +14,12 @@
 import { messageOf } from "../_log.ts";
 import { sseEvents } from "./_sse.ts";
 import { readBounded, TooLargeError } from "./_bounded_body.ts";
-import { requestHeaders, SESSION_HEADER } from "./_http_headers.ts";
+import {
+  type Mirrored,
+  mirroredOf,
+  requestHeaders,
+  SESSION_HEADER,
+} from "./_http_headers.ts";
 import { isRecord } from "../../_util/json_type.ts";
 
 /** A JSON-RPC error for a request the server never answered. */
@@ -82,9 +87,31 @@ export class RemoteSession {
   /** The requests under way, by id: a host's cancellation aborts one. */
   #calls = new Map<unknown, AbortController>();
 
+  /** The ids of the tools/list requests under way. */
+  #listing = new Set<unknown>();
+  /** SEP-2243: each tool's arguments mirrored in headers, by tool name. */
+  #mirrored = new Map<string, Mirrored>();
+  readonly #emit: (message: Message) => void;
+
   constructor(url: string, options: RemoteSessionOptions) {
     this.#url = url;
     this.#options = options;
+    this.#emit = (message) => {
+      if (this.#listing.delete(message.id)) this.#learn(message);
+      options.emit(message);
+    };
+  }
+
+  /** Reads the `x-mcp-header` marks of a tools/list answer's tools. */
+  #learn(answer: Message): void {
+    const tools = isRecord(answer.result) ? answer.result.tools : undefined;
+    if (!Array.isArray(tools)) return;
+    for (const tool of tools) {
+      if (!isRecord(tool) || typeof tool.name !== "string") continue;
+      const marks = mirroredOf(tool.inputSchema);
+      if (marks.size > 0) this.#mirrored.set(tool.name, marks);
+      else this.#mirrored.delete(tool.name);
+    }
   }
 
   /** POSTs one message and passes on what comes back. */
@@ -102,6 +129,7 @@ export class RemoteSession {
     }
     const call = new AbortController();
     this.#calls.set(message.id, call);
+    if (message.method === "tools/list") this.#listing.add(message.id);
     try {
       await this.#post(
         message,
@@ -109,6 +137,7 @@ export class RemoteSession {
       );
     } finally {
       if (this.#calls.get(message.id) === call) this.#calls.delete(message.id);
+      this.#listing.delete(message.id);
     }
   }
 
@@ -187,6 +216,7 @@ export class RemoteSession {
       base: this.#options.headers,
       sessionId: this.#sessionId,
       protocolVersion: this.#protocolVersion,
+      mirrored: (tool) => this.#mirrored.get(tool),
     }, message);
   }
 
@@ -227,7 +257,7 @@ export class RemoteSession {
   #fail(
     message: Message,
     why: string,
-    sink: (message: Message) => void = this.#options.emit,
+    sink: (message: Message) => void = this.#emit,
   ): void {
     if (isRequest(message)) {
       sink({
@@ -289,7 +319,7 @@ export class RemoteSession {
    * replay it.
    */
   async #read(response: Response, options: ReadOptions): Promise<Reading> {
-    const { sent, signal, sink = this.#options.emit } = options;
+    const { sent, signal, sink = this.#emit } = options;
     const type = response.headers.get("content-type") ?? "";
     const reading: Reading = {
       answered: false,
