@@ -5,7 +5,10 @@
 // store decides atomically, so of two approvers racing one wins and the
 // other is told the call was decided already. The held call waits on
 // `wait()`, which a decision releases on whichever instance made it (the
-// store tells every instance) and the expiry ends.
+// store tells every instance) and the expiry ends. An approval lets one
+// call run: the gate runs it only if `redeem()` says it is the first, so a
+// held call and a host's retry of it (after a URL-required refusal) cannot
+// both run on one approval.
 
 /** Where an approval stands. A pending entry past its expiry is `expired`. */
 export type ApprovalState = "pending" | "approved" | "denied" | "expired";
@@ -32,6 +35,13 @@ export interface ApprovalEntry {
   patterns: readonly string[];
   /** The caller whose call waits. */
   askedBy: Asker;
+  /**
+   * The exact call, as an opaque key the gate derives (a keyed digest of
+   * the caller, server, tool and arguments; never the arguments), so that
+   * a host's retry finds its approval with {@linkcode ApprovalBoard.find}.
+   * At most 128 characters of `A-Z a-z 0-9 _ - . :`.
+   */
+  call?: string;
   /** How long the approval may be given, in milliseconds (the board's default otherwise). */
   ttlMs?: number;
 }
@@ -44,6 +54,8 @@ export interface Approval {
   tool: string;
   patterns: readonly string[];
   askedBy: Asker;
+  /** The call's key, when the gate gave one. */
+  call?: string;
   /** When it was opened, in milliseconds since the epoch. */
   created: number;
   /** When it expires if nobody decides, in milliseconds since the epoch. */
@@ -53,6 +65,8 @@ export interface Approval {
   decidedBy?: string;
   /** When it was decided, in milliseconds since the epoch. */
   decided?: number;
+  /** Whether a call ran on it (see {@linkcode ApprovalBoard.redeem}). */
+  redeemed?: true;
 }
 
 /** What {@linkcode ApprovalBoard.open} gives the gate: the id and the page's path. */
@@ -105,6 +119,10 @@ export interface ApprovalStore {
    * another instance); the listener re-reads it. Returns the unwatch.
    */
   watch(id: string, changed: () => void): () => void;
+  /** The id of the approval opened last for `call`, while it is kept. */
+  lookup(call: string): Promise<string | undefined>;
+  /** Marks an approved entry redeemed, atomically; whether this call did. */
+  redeem(id: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -116,6 +134,8 @@ const MAX_TTL_MS = 24 * 60 * 60_000;
 const KEEP_MS = 10 * 60_000;
 /** The shape of an id: 32 random bytes in base64url, unpadded. */
 const ID = /^[A-Za-z0-9_-]{43}$/;
+/** The shape of a call's key. */
+const CALL = /^[A-Za-z0-9_.:-]{1,128}$/;
 
 /** Whether `id` has the shape of an approval's id (the page answers 404 to others at once). */
 export function isApprovalId(id: string): boolean {
@@ -164,6 +184,14 @@ function checkEntry(entry: ApprovalEntry): void {
   }
   if (entry.server !== undefined && typeof entry.server !== "string") {
     throw shape("server must be a string when given");
+  }
+  if (
+    entry.call !== undefined &&
+    (typeof entry.call !== "string" || !CALL.test(entry.call))
+  ) {
+    throw shape(
+      "call must be at most 128 characters of A-Z a-z 0-9 _ - . : when given",
+    );
   }
   if (
     !Array.isArray(entry.patterns) ||
@@ -240,6 +268,7 @@ export class ApprovalBoard {
           ? {}
           : { name: entry.askedBy.name }),
       },
+      ...(entry.call === undefined ? {} : { call: entry.call }),
       created,
       expires: created + ttlMs,
       state: "pending",
@@ -298,9 +327,31 @@ export class ApprovalBoard {
   }
 
   /**
+   * The approval opened last for the call `call` (its key, as given to
+   * `open`), in whatever state: what a host's retry of a refused call is
+   * checked against.
+   */
+  async find(call: string): Promise<Approval | undefined> {
+    if (typeof call !== "string" || !CALL.test(call)) return undefined;
+    const id = await this.#store.lookup(call);
+    return id === undefined ? undefined : await this.get(id);
+  }
+
+  /**
+   * Spends an approved approval on the one call it lets run: `true` for the
+   * first caller, on any instance, and `false` after, or when it is not
+   * approved. The gate runs an approved call only when this says `true`.
+   */
+  async redeem(id: string): Promise<boolean> {
+    if (!isApprovalId(id)) return false;
+    return await this.#store.redeem(id);
+  }
+
+  /**
    * Resolves when the approval is decided (on any instance sharing the
    * store) or expires; rejects with the signal's reason when `signal`
-   * aborts, and with a RangeError for an unknown id.
+   * aborts, with a RangeError for an unknown id, and with the store's
+   * error when its first read fails (Redis away).
    */
   wait(id: string, signal?: AbortSignal): Promise<ApprovalOutcome> {
     if (signal?.aborted) return Promise.reject(signal.reason);
@@ -376,6 +427,7 @@ export class ApprovalBoard {
 /** Approvals in this process: for a single gate instance and for tests. */
 export class MemoryApprovalStore implements ApprovalStore {
   #entries = new Map<string, { approval: Approval; keepUntil: number }>();
+  #calls = new Map<string, string>();
   #watchers = new Map<string, Set<() => void>>();
   readonly #now: () => number;
 
@@ -388,7 +440,12 @@ export class MemoryApprovalStore implements ApprovalStore {
     // Entries past keeping go as new ones come, so the map stays bounded
     // by the approvals opened within one TTL and keep.
     for (const [id, entry] of this.#entries) {
-      if (entry.keepUntil <= now) this.#entries.delete(id);
+      if (entry.keepUntil > now) continue;
+      this.#entries.delete(id);
+      const call = entry.approval.call;
+      if (call !== undefined && this.#calls.get(call) === id) {
+        this.#calls.delete(call);
+      }
     }
     if (this.#entries.has(approval.id)) {
       return Promise.reject(
@@ -399,6 +456,9 @@ export class MemoryApprovalStore implements ApprovalStore {
       approval: structuredClone(approval),
       keepUntil,
     });
+    if (approval.call !== undefined) {
+      this.#calls.set(approval.call, approval.id);
+    }
     return Promise.resolve();
   }
 
@@ -438,6 +498,22 @@ export class MemoryApprovalStore implements ApprovalStore {
       decided: true,
       approval: structuredClone(entry.approval),
     });
+  }
+
+  lookup(call: string): Promise<string | undefined> {
+    return Promise.resolve(this.#calls.get(call));
+  }
+
+  redeem(id: string): Promise<boolean> {
+    const entry = this.#entries.get(id);
+    if (
+      entry === undefined || entry.keepUntil <= this.#now() ||
+      entry.approval.state !== "approved" || entry.approval.redeemed
+    ) {
+      return Promise.resolve(false);
+    }
+    entry.approval = { ...entry.approval, redeemed: true };
+    return Promise.resolve(true);
   }
 
   watch(id: string, changed: () => void): () => void {

@@ -169,6 +169,8 @@ Deno.test("approval board: wait", async (t) => {
       create: (approval, keepUntil) => store.create(approval, keepUntil),
       get: (id) => store.get(id),
       decide: (id, decision) => store.decide(id, decision),
+      lookup: (call) => store.lookup(call),
+      redeem: (id) => store.redeem(id),
       close: () => store.close(),
       watch(id, changed) {
         watching++;
@@ -203,6 +205,53 @@ Deno.test("approval board: wait", async (t) => {
       const held = board.wait(id);
       now = 10;
       assert.equal(await held, "expired");
+    },
+  );
+});
+
+Deno.test("approval board: one approval lets one call run", async (t) => {
+  await t.step(
+    "only an approved approval is redeemed, once, of many racing",
+    async () => {
+      const board = new ApprovalBoard();
+      const { id } = await board.open(ENTRY);
+      assert.equal(await board.redeem(id), false, "pending");
+      await board.decide(id, "sam", "approve");
+      const redeemed = await Promise.all(
+        Array.from({ length: 50 }, () => board.redeem(id)),
+      );
+      assert.equal(redeemed.filter(Boolean).length, 1);
+      assert.equal(await board.redeem(id), false);
+      assert.equal((await board.get(id))?.redeemed, true);
+      const denied = await board.open(ENTRY);
+      await board.decide(denied.id, "sam", "deny");
+      assert.equal(await board.redeem(denied.id), false, "denied");
+      assert.equal(await board.redeem("A".repeat(43)), false, "unknown");
+    },
+  );
+
+  await t.step(
+    "a host's retry finds the approval its call was given",
+    async () => {
+      const board = new ApprovalBoard();
+      const first = await board.open({ ...ENTRY, call: "k:alice.1" });
+      assert.equal((await board.find("k:alice.1"))?.id, first.id);
+      const again = await board.open({ ...ENTRY, call: "k:alice.1" });
+      assert.equal((await board.find("k:alice.1"))?.id, again.id, "the newest");
+      await board.decide(again.id, "sam", "approve");
+      const found = await board.find("k:alice.1");
+      assert.equal(found?.state, "approved");
+      assert.equal(found?.call, "k:alice.1");
+      assert.equal(await board.find("k:bob.1"), undefined);
+      assert.equal(await board.find("not a key!"), undefined);
+      await assert.rejects(
+        board.open({ ...ENTRY, call: "has space" }),
+        TypeError,
+      );
+      await assert.rejects(
+        board.open({ ...ENTRY, call: "x".repeat(129) }),
+        TypeError,
+      );
     },
   );
 });

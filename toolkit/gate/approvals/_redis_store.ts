@@ -22,10 +22,23 @@ import type { Link } from "../../redis/_link.ts";
 import { openLink } from "../../redis/_link.ts";
 import type { Approval, ApprovalStore, StoredDecision } from "./_board.ts";
 
-// KEYS: approval. ARGV: record json, expires, keep until (ms since the epoch).
+// KEYS: approval, call index (or none). ARGV: record json, expires, keep
+// until (ms since the epoch), id.
 const CREATE = `if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'record', ARGV[1], 'state', 'pending', 'expires', ARGV[2])
 redis.call('PEXPIREAT', KEYS[1], ARGV[3])
+if KEYS[2] then
+  redis.call('SET', KEYS[2], ARGV[4])
+  redis.call('PEXPIREAT', KEYS[2], ARGV[3])
+end
+return 1`;
+
+const LOOKUP = `return redis.call('GET', KEYS[1])`;
+
+// KEYS: approval. Spends an approved approval, once.
+const REDEEM =
+  `if redis.call('HGET', KEYS[1], 'state') ~= 'approved' then return 0 end
+if redis.call('HSETNX', KEYS[1], 'redeemed', '1') == 0 then return 0 end
 return 1`;
 
 const GET = `return redis.call('HGETALL', KEYS[1])`;
@@ -70,6 +83,7 @@ function fromHash(flat: unknown): Approval | undefined {
   const decided = fields.get("decided");
   if (decidedBy !== undefined) approval.decidedBy = decidedBy;
   if (decided !== undefined) approval.decided = Number(decided);
+  if (fields.get("redeemed") === "1") approval.redeemed = true;
   return approval;
 }
 
@@ -113,12 +127,34 @@ export class RedisApprovalStore implements ApprovalStore, AsyncDisposable {
     return `${this.#prefix}approval:${id}`;
   }
 
+  #callKey(call: string): string {
+    return `${this.#prefix}approval-call:${call}`;
+  }
+
+  async lookup(call: string): Promise<string | undefined> {
+    const id = await this.#link.eval(LOOKUP, [this.#callKey(call)], []);
+    return typeof id === "string" ? id : undefined;
+  }
+
+  async redeem(id: string): Promise<boolean> {
+    return await this.#link.eval(REDEEM, [this.#key(id)], []) === 1;
+  }
+
   async create(approval: Approval, keepUntil: number): Promise<void> {
-    const { state: _state, decidedBy: _by, decided: _at, ...record } = approval;
-    const created = await this.#link.eval(CREATE, [this.#key(approval.id)], [
+    const {
+      state: _state,
+      decidedBy: _by,
+      decided: _at,
+      redeemed: _redeemed,
+      ...record
+    } = approval;
+    const keys = [this.#key(approval.id)];
+    if (approval.call !== undefined) keys.push(this.#callKey(approval.call));
+    const created = await this.#link.eval(CREATE, keys, [
       JSON.stringify(record),
       String(approval.expires),
       String(Math.ceil(keepUntil)),
+      approval.id,
     ]);
     if (created !== 1) {
       throw new Error(`Cannot open an approval: id ${approval.id} is taken`);

@@ -108,6 +108,30 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "Redis approvals: a retry on either instance finds the call's approval, and it runs once",
+  ignore,
+  fn: async () => {
+    await using redis = await startRedis();
+    await using one = await connectApprovalStore(redis.url, NO_POLL);
+    await using two = await connectApprovalStore(redis.url, NO_POLL);
+    const first = new ApprovalBoard({ store: one });
+    const second = new ApprovalBoard({ store: two });
+    const { id } = await first.open({ ...ENTRY, call: "k:alice.1" });
+    assert.equal((await second.find("k:alice.1"))?.id, id);
+    assert.equal(await second.redeem(id), false, "pending");
+    await second.decide(id, "sam", "approve");
+    assert.equal((await first.find("k:alice.1"))?.state, "approved");
+    const redeemed = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => [first, second][i % 2].redeem(id)),
+    );
+    assert.equal(redeemed.filter(Boolean).length, 1);
+    assert.equal((await first.get(id))?.redeemed, true);
+    assert.equal(await first.find("k:bob.1"), undefined);
+  },
+});
+
+Deno.test({
   name: "Redis approvals: expiry, key TTL, ids and a lost message",
   ignore,
   fn: async (t) => {
@@ -142,13 +166,13 @@ Deno.test({
             ttlMs: 60_000,
             keepMs: 30_000,
           });
-          const { id } = await board.open(ENTRY);
-          const ttl = Number(
-            await raw.eval("return redis.call('PTTL', KEYS[1])", [
-              `t:approval:${id}`,
-            ], []),
-          );
-          assert.ok(ttl > 80_000 && ttl <= 90_000, `PTTL ${ttl}`);
+          const { id } = await board.open({ ...ENTRY, call: "k:ttl" });
+          for (const key of [`t:approval:${id}`, "t:approval-call:k:ttl"]) {
+            const ttl = Number(
+              await raw.eval("return redis.call('PTTL', KEYS[1])", [key], []),
+            );
+            assert.ok(ttl > 80_000 && ttl <= 90_000, `PTTL ${key} ${ttl}`);
+          }
         },
       );
 
