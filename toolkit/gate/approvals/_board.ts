@@ -362,6 +362,8 @@ export class ApprovalBoard {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let reading = false;
     let again = false;
+    /** The approval's expiry, once read. */
+    let expires = Infinity;
     const finish = () => {
       done = true;
       clearTimeout(timer);
@@ -395,6 +397,7 @@ export class ApprovalBoard {
           return;
         }
         const now = this.#now();
+        expires = stored.expires;
         const seen = asSeen(stored, now);
         if (seen.state !== "pending") {
           finish();
@@ -407,6 +410,11 @@ export class ApprovalBoard {
         if (first) {
           finish();
           reject(error);
+        } else if (this.#now() >= expires) {
+          // Past the expiry and the store cannot say whether an approval
+          // landed in time: the call is refused, never run on a guess.
+          finish();
+          resolve("expired");
         }
       } finally {
         reading = false;

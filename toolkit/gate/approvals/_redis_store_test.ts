@@ -235,6 +235,25 @@ Deno.test({
           assert.equal(await held, "approved");
         },
       );
+
+      await t.step(
+        "a wait whose Redis is away at the expiry ends expired",
+        async () => {
+          await using store = await connectApprovalStore(redis.url, NO_POLL);
+          const board = new ApprovalBoard({ store });
+          const { id } = await board.open({ ...ENTRY, ttlMs: 300 });
+          // Bounded, so that a wait left hanging fails the test.
+          const held = board.wait(id, AbortSignal.timeout(10_000));
+          // As above: the wait's first read is answered before this one.
+          assert.equal((await board.get(id))?.state, "pending");
+          await redis.stop();
+          try {
+            assert.equal(await held, "expired");
+          } finally {
+            await redis.start();
+          }
+        },
+      );
     } finally {
       await raw.close();
     }
