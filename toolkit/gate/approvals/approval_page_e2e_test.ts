@@ -117,6 +117,9 @@ Deno.test({
         assert.equal(await tab.evaluate("location.pathname"), path);
         assert.equal(await state(), "approved");
         assert.equal((await holdingBoard.get(id))?.decidedBy, "sam");
+        // The held call runs on it; nothing else can.
+        assert.equal(await holdingBoard.redeem(id), true);
+        assert.equal(await pageBoard.redeem(id), false);
       },
     );
 
