@@ -198,8 +198,9 @@ export interface GateOptions {
    * one host on `readable`/`writable`, as the policy file's `listen:` does
    * (`"127.0.0.1:8080"`; port 0 picks a free one). Each 2025-11-25
    * session gets a gate and a server (or remote session) of its own;
-   * 2026-07-28 requests share one gate that remembers no approval. The
-   * address must be loopback.
+   * 2026-07-28 requests share one gate that remembers no approval (with
+   * the policy's `auth:`, one per caller). The address must be loopback,
+   * unless the policy has `auth:` with its `resource`.
    *
    * @default {the policy file's `listen`, else stdio}
    */
