@@ -451,3 +451,91 @@ Deno.test("gate listens beyond loopback only with auth: and its resource", async
     );
   });
 });
+
+Deno.test("gate with auth: past maxSessions, an idle caller's gate makes way", async (t) => {
+  const key = await signingKey("k1");
+  await using ws = await workspace(AUTH + RULES, key);
+  await using gate = await startGate([...FAKE_COMMAND], {
+    policy: ws.policy,
+    listen: "127.0.0.1:0",
+    maxSessions: 1,
+    log: QUIET,
+  });
+  const url = gate.url!;
+  const admin = await signToken(key, url.href, {
+    sub: "bob",
+    groups: ["admins"],
+  });
+  const alice = await signToken(key, url.href, { sub: "alice" });
+  const call = { name: "probed", arguments: { patterns: ["write:home/x"] } };
+
+  await t.step("each caller in turn gets a gate of its own view", async () => {
+    const first = await stateless(url, admin, "tools/call", call);
+    assert.deepEqual(approvedOf(first.body.result), [
+      "write:home/x",
+      "x-fake:always",
+    ]);
+    const second = await stateless(url, alice, "tools/call", call);
+    assert.equal(second.body.result?.isError, true);
+    const again = await stateless(url, admin, "tools/call", call);
+    assert.deepEqual(approvedOf(again.body.result), [
+      "write:home/x",
+      "x-fake:always",
+    ]);
+  });
+
+  await t.step(
+    "a busy caller's gate is kept, and a new caller refused",
+    async () => {
+      const hangUp = new AbortController();
+      const waiting = await fetch(url, {
+        method: "POST",
+        signal: hangUp.signal,
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/call",
+          "mcp-name": "wait",
+          authorization: `Bearer ${admin}`,
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: {
+            name: "wait",
+            arguments: { patterns: ["x-fake:w"], announce: true },
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientCapabilities": {},
+            },
+          },
+        }),
+      });
+      // The server's word that the call is being probed: it is open now.
+      const reader = waiting.body!.pipeThrough(new TextDecoderStream())
+        .getReader();
+      let seen = "";
+      while (!seen.includes("probe of wait")) {
+        const { value, done } = await reader.read();
+        assert.equal(done, false, seen);
+        seen += value;
+      }
+      const refused = await stateless(url, alice, "tools/list", {});
+      assert.match(refused.body.error?.message ?? "", /busy/);
+      hangUp.abort();
+      await reader.cancel().catch(() => {});
+      // Once the gate has seen the call go (the hang-up travels to it),
+      // the new caller gets a gate: asked until then, a bounded number of times.
+      let listed = await stateless(url, alice, "tools/list", {});
+      for (let tries = 0; listed.body.error !== undefined; tries++) {
+        assert.match(listed.body.error.message, /busy/);
+        assert.ok(tries < 500, "the busy gate never made way");
+        listed = await stateless(url, alice, "tools/list", {});
+      }
+      const names = listed.body.result.tools.map((t: Message) => t.name);
+      assert.ok(!names.includes("crash"), names.join());
+    },
+  );
+});
