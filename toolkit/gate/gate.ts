@@ -207,7 +207,8 @@ export interface GateOptions {
   listen?: string;
   /**
    * With `listen`: the most sessions open at once (each has its own
-   * server); an `initialize` beyond it gets 503.
+   * server); an `initialize` beyond it gets 503. With the policy's
+   * `auth:`, also the most gates of 2026-07-28 callers (one per caller).
    *
    * @default {100}
    */
