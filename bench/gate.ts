@@ -23,7 +23,9 @@
  * so. The audited gate shows what writing (and awaiting) the chained audit
  * line before each forwarded call costs. With `--base=DIR`, the gates of
  * another checkout (`DIR/bench/gate_proxy.ts`, in front of this tree's
- * server) are timed in the same rounds, side by side.
+ * server) are timed in the same rounds, side by side. With `--block=N`
+ * every case stays open and they are timed in turns of N calls, so that a
+ * slower minute of a shared machine falls on all of them alike.
  *
  * ```sh
  * cd bench && deno task gate            # 5 rounds, about two minutes
@@ -52,6 +54,8 @@ export interface GateBenchOptions {
   json: string | undefined;
   /** Another checkout whose gates are timed beside this tree's. */
   base: string | undefined;
+  /** Time every case in turns of this many calls, all open at once. */
+  block?: number;
 }
 
 /**
@@ -210,6 +214,7 @@ const USAGE = `Usage: deno task gate [options]   (in bench/)
   --warmup=N   untimed calls per case and round first (default ${FULL.warmup})
   --json=PATH  also write every figure as JSON to PATH
   --base=DIR   also time the gates of the checkout at DIR, side by side
+  --block=N    keep every case open and time them in turns of N calls
   --help       this text`;
 
 /**
@@ -249,13 +254,16 @@ export function parseGateOptions(args: readonly string[]): GateBenchOptions {
         if (!value) throw new TypeError("Invalid --json: expected --json=PATH");
         options.json = value;
         break;
+      case "--block":
+        options.block = integer(flag, value, 1, 1_000_000);
+        break;
       case "--base":
         if (!value) throw new TypeError("Invalid --base: expected --base=DIR");
         options.base = value;
         break;
       default:
         throw new TypeError(
-          `Unknown option: ${arg}: expected one of --quick, --rounds=N, --calls=N, --warmup=N, --json=PATH, --base=DIR, --help`,
+          `Unknown option: ${arg}: expected one of --quick, --rounds=N, --calls=N, --warmup=N, --json=PATH, --base=DIR, --block=N, --help`,
         );
     }
   }
@@ -658,7 +666,7 @@ async function checkGateDecides(
  */
 export async function measureGateRound(
   setup: GateSetup,
-  plan: { calls: number; warmup: number },
+  plan: { calls: number; warmup: number; block?: number },
   random: () => number = Math.random,
 ): Promise<GateSamples> {
   const native = setup.native === undefined
@@ -678,7 +686,7 @@ export async function measureGateRound(
   const samples = Object.fromEntries(
     cases.map((key) => [key, [] as number[]]),
   ) as GateSamples;
-  for (const key of shuffled(cases, random)) {
+  const open = async (key: GateCase | BaseCase) => {
     const at = key.lastIndexOf("-");
     const side = key.slice(0, at) as keyof typeof commands;
     const tool = key.slice(at + 1) as "echo" | "note";
@@ -696,17 +704,56 @@ export async function measureGateRound(
         });
       }
       for (let i = 0; i < plan.warmup; i++) await callTool(server, tool);
-      for (let i = 0; i < plan.calls; i++) {
-        const start = performance.now();
-        await callTool(server, tool);
-        samples[key]!.push(performance.now() - start);
-      }
-    } finally {
+    } catch (cause) {
       await server.close();
+      throw cause;
     }
+    return { key, server, tool };
+  };
+  const time = async (
+    { key, server, tool }: Awaited<ReturnType<typeof open>>,
+    calls: number,
+  ) => {
+    for (let i = 0; i < calls; i++) {
+      const start = performance.now();
+      await callTool(server, tool);
+      samples[key]!.push(performance.now() - start);
+    }
+  };
+  if (plan.block === undefined) {
+    for (const key of shuffled(cases, random)) {
+      const opened = await open(key);
+      try {
+        await time(opened, plan.calls);
+      } finally {
+        await opened.server.close();
+      }
+    }
+    return samples;
+  }
+  // Every case open at once, timed in turns of `block` calls: a slower
+  // minute of the machine falls on every case alike. Each turn begins with
+  // a few untimed calls, so that no timed call pays for what the process
+  // timed before it was still finishing.
+  const opened: Awaited<ReturnType<typeof open>>[] = [];
+  try {
+    for (const key of cases) opened.push(await open(key));
+    for (let done = 0; done < plan.calls; done += plan.block) {
+      for (const one of shuffled(opened, random)) {
+        for (let i = 0; i < SETTLE_CALLS; i++) {
+          await callTool(one.server, one.tool);
+        }
+        await time(one, Math.min(plan.block, plan.calls - done));
+      }
+    }
+  } finally {
+    for (const { server } of opened) await server.close();
   }
   return samples;
 }
+
+/** Untimed calls before each turn of `--block` calls. */
+const SETTLE_CALLS = 20;
 
 /** A small seeded generator (mulberry32): the same orders in every run. */
 function seeded(seed: number): () => number {
@@ -766,7 +813,11 @@ async function main(args: readonly string[]): Promise<void> {
         setup.base === undefined
           ? ""
           : `; the plain and templated gates of ${setup.base} too`
-      }), ${options.warmup} warm-up and ${options.calls} timed sequential calls per case, each case in a process of its own, one at a time, in a shuffled order. p50 and p99 pooled over rounds; round ratios are of each round's medians.${
+      }), ${options.warmup} warm-up and ${options.calls} timed sequential calls per case, each case in a process of its own, ${
+        options.block === undefined
+          ? "one at a time, in a shuffled order"
+          : `all open at once, timed in turns of ${options.block} calls (each after ${SETTLE_CALLS} untimed ones) in a shuffled order`
+      }. p50 and p99 pooled over rounds; round ratios are of each round's medians.${
         native === undefined
           ? " No working cc: the Deno relay stands in for the C relay."
           : ""

@@ -39,8 +39,9 @@ Deno.test("parseGateOptions() gives the full run by default and a smaller one wi
       "--warmup=0",
       "--json=x",
       "--base=../b",
+      "--block=4",
     ]),
-    { rounds: 3, calls: 10, warmup: 0, json: "x", base: "../b" },
+    { rounds: 3, calls: 10, warmup: 0, json: "x", base: "../b", block: 4 },
   );
 });
 
@@ -61,6 +62,7 @@ Deno.test("parseGateOptions() says what was wrong and what was expected", () => 
   assert.throws(() => parseGateOptions(["--calls=x"]), RangeError);
   assert.throws(() => parseGateOptions(["--json"]), TypeError);
   assert.throws(() => parseGateOptions(["--base"]), TypeError);
+  assert.throws(() => parseGateOptions(["--block=0"]), RangeError);
 });
 
 Deno.test("compareGate() divides pooled p50s and checks each target", () => {
@@ -163,6 +165,23 @@ Deno.test("measureGateRound() times every case against real processes and proves
         warmup: 1,
       },
     );
+    for (const key of CASES) {
+      assert.equal(samples[key].length, 5, key);
+      assert.ok(samples[key].every((ms) => ms > 0), key);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("measureGateRound() with a block times every case in turns, all open at once", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const samples = await measureGateRound(await writeBenchPolicy(dir), {
+      calls: 5,
+      warmup: 1,
+      block: 2,
+    });
     for (const key of CASES) {
       assert.equal(samples[key].length, 5, key);
       assert.ok(samples[key].every((ms) => ms > 0), key);
