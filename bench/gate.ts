@@ -18,6 +18,10 @@
  *   most 1.2× the structural floor of a probed call, two round trips to
  *   the server plus the relay's hop.
  *
+ * Both gate policies have a flow (issue 28 holds the targets with flows
+ * on), which no timed call sets off; `--no-flows` leaves it out, for a
+ * `--base` from before flows.
+ *
  * The same calls over the C relay (issue 21's base) are printed too;
  * without `cc` the Deno relay stands in for the C one, and the output says
  * so. The audited gate shows what writing (and awaiting) the chained audit
@@ -56,6 +60,8 @@ export interface GateBenchOptions {
   base: string | undefined;
   /** Time every case in turns of this many calls, all open at once. */
   block?: number;
+  /** Whether the policies have flows (for a checkout from before them). */
+  flows?: boolean;
 }
 
 /**
@@ -185,11 +191,21 @@ export const CONTEXT: readonly GateTarget[] = [
   },
 ];
 
+/**
+ * Flows on (issue 28 holds the targets with them): the first of
+ * docs/gate.md's, which no timed call sets off, so that each call pays for
+ * being checked against it.
+ */
+export const BENCH_FLOWS = [
+  { after: ["read:secrets/**"], deny: ["net:**", "exec:**"] },
+] as const;
+
 /** The policy the gated server runs under. */
 export const BENCH_POLICY = {
   allow: ["write:**"],
   deny: ["write:secret/**"],
   unprobed: "allow",
+  flows: BENCH_FLOWS,
 } as const;
 
 /**
@@ -201,6 +217,7 @@ export const MAPPED_POLICY = {
   deny: ["x-echo:secret*"],
   unprobed: "deny",
   tools: { echo: { patterns: ["x-echo:{text}"] } },
+  flows: BENCH_FLOWS,
 } as const;
 
 const FULL = { rounds: 5, calls: 2000, warmup: 500 };
@@ -215,6 +232,7 @@ const USAGE = `Usage: deno task gate [options]   (in bench/)
   --json=PATH  also write every figure as JSON to PATH
   --base=DIR   also time the gates of the checkout at DIR, side by side
   --block=N    keep every case open and time them in turns of N calls
+  --no-flows   policies without flows (for a --base from before them)
   --help       this text`;
 
 /**
@@ -241,6 +259,9 @@ export function parseGateOptions(args: readonly string[]): GateBenchOptions {
     switch (flag) {
       case "--quick":
         break;
+      case "--no-flows":
+        options.flows = false;
+        break;
       case "--rounds":
         options.rounds = integer(flag, value, 1, 100);
         break;
@@ -263,7 +284,7 @@ export function parseGateOptions(args: readonly string[]): GateBenchOptions {
         break;
       default:
         throw new TypeError(
-          `Unknown option: ${arg}: expected one of --quick, --rounds=N, --calls=N, --warmup=N, --json=PATH, --base=DIR, --block=N, --help`,
+          `Unknown option: ${arg}: expected one of --quick, --rounds=N, --calls=N, --warmup=N, --json=PATH, --base=DIR, --block=N, --no-flows, --help`,
         );
     }
   }
@@ -557,14 +578,19 @@ export interface GateSetup {
 export async function writeBenchPolicy(
   dir: string,
   native?: string,
+  options: { flows?: boolean } = {},
 ): Promise<GateSetup> {
   const policy = `${dir}/policy.json`;
   const mappedPolicy = `${dir}/mapped.json`;
-  await Deno.writeTextFile(policy, JSON.stringify(BENCH_POLICY, null, 2));
-  await Deno.writeTextFile(
-    mappedPolicy,
-    JSON.stringify(MAPPED_POLICY, null, 2),
-  );
+  const flowless = <T extends { flows: unknown }>({ flows: _, ...rest }: T) =>
+    rest;
+  const write = (path: string, given: { flows: unknown }) =>
+    Deno.writeTextFile(
+      path,
+      JSON.stringify(options.flows === false ? flowless(given) : given),
+    );
+  await write(policy, BENCH_POLICY);
+  await write(mappedPolicy, MAPPED_POLICY);
   // Not beside the policy file: there each line is an event for the gate's
   // watcher of that folder, which costs the call more than the line itself
   // (docs/benchmarks.md).
@@ -792,7 +818,9 @@ async function main(args: readonly string[]): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "forge-gate-bench-" });
   try {
     const native = await compileNativeRelay(dir);
-    const setup = await writeBenchPolicy(dir, native);
+    const setup = await writeBenchPolicy(dir, native, {
+      flows: options.flows,
+    });
     if (options.base !== undefined) {
       setup.base = Deno.realPathSync(options.base);
     }
@@ -809,7 +837,7 @@ async function main(args: readonly string[]): Promise<void> {
         JSON.stringify(BENCH_POLICY)
       }, the same gate with --audit, and a gate with ${
         JSON.stringify(MAPPED_POLICY)
-      }${
+      }${options.flows === false ? ", both without their flows" : ""}${
         setup.base === undefined
           ? ""
           : `; the plain and templated gates of ${setup.base} too`

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   AGAINST_BASE,
   BASE_TARGETS,
+  BENCH_FLOWS,
   BENCH_POLICY,
   C_RELAY,
   CASES,
@@ -40,8 +41,17 @@ Deno.test("parseGateOptions() gives the full run by default and a smaller one wi
       "--json=x",
       "--base=../b",
       "--block=4",
+      "--no-flows",
     ]),
-    { rounds: 3, calls: 10, warmup: 0, json: "x", base: "../b", block: 4 },
+    {
+      rounds: 3,
+      calls: 10,
+      warmup: 0,
+      json: "x",
+      base: "../b",
+      block: 4,
+      flows: false,
+    },
   );
 });
 
@@ -186,6 +196,31 @@ Deno.test("measureGateRound() with a block times every case in turns, all open a
       assert.equal(samples[key].length, 5, key);
       assert.ok(samples[key].every((ms) => ms > 0), key);
     }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("writeBenchPolicy() writes the policies with their flows, or without for an older gate", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const withFlows = await writeBenchPolicy(dir);
+    for (const path of [withFlows.policy, withFlows.mappedPolicy]) {
+      assert.deepEqual(
+        JSON.parse(await Deno.readTextFile(path)).flows,
+        BENCH_FLOWS,
+      );
+    }
+    const without = await writeBenchPolicy(dir, undefined, { flows: false });
+    const { flows: _, ...rest } = BENCH_POLICY;
+    assert.deepEqual(
+      JSON.parse(await Deno.readTextFile(without.policy)),
+      JSON.parse(JSON.stringify(rest)),
+    );
+    assert.equal(
+      "flows" in JSON.parse(await Deno.readTextFile(without.mappedPolicy)),
+      false,
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
