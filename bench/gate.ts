@@ -321,7 +321,7 @@ export interface GateComparison {
   directP50Us: number;
   /** p50 of the calls through the gate, pooled over rounds. */
   gatedP50Us: number;
-  /** p99 of the direct calls, pooled over rounds. */
+  /** p99 of the direct calls, pooled over rounds; `NaN` for the probed floor. */
   directP99Us: number;
   /** p99 of the calls through the gate, pooled over rounds. */
   gatedP99Us: number;
@@ -426,7 +426,8 @@ export function compareGate(
       label,
       directP50Us,
       gatedP50Us,
-      directP99Us: at(direct, 99) * 1000,
+      // The floor's parts are never all at their p99 in one call.
+      directP99Us: direct === "probed-floor" ? NaN : at(direct, 99) * 1000,
       gatedP99Us: percentile(pooled(gated), 99) * 1000,
       ratio,
       roundRatios: rounds.map((round) =>
@@ -465,7 +466,7 @@ export function renderGate(
   comparisons: readonly GateComparison[],
   base = "base",
 ): string {
-  const us = (n: number) => `${n.toFixed(0)} µs`;
+  const us = (n: number) => Number.isNaN(n) ? "—" : `${n.toFixed(0)} µs`;
   const targeted = comparisons.some((c) => Number.isFinite(c.max));
   const rows = comparisons.map((c) =>
     `| ${c.label} | ${us(c.directP50Us)} | ${us(c.gatedP50Us)} | **${
