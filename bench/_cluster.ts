@@ -274,3 +274,123 @@ export async function startNginx(
     cleanup: () => Deno.remove(dir, { recursive: true }).catch(() => {}),
   });
 }
+
+/** The nginx config the gate ships for two instances. */
+export const GATE_NGINX_CONF: string =
+  `${REPO_ROOT}/toolkit/gate/deploy/nginx.conf`;
+
+const GATE_MAIN = `${REPO_ROOT}/toolkit/gate/main.ts`;
+/** The instance addresses the gate's nginx.conf is written for. */
+const GATE_CONF_INSTANCES = ["127.0.0.1:8081", "127.0.0.1:8082"] as const;
+const GATE_CONF_LISTEN = "listen 127.0.0.1:8080;";
+
+/**
+ * `conf` (the gate's deploy/nginx.conf) listening on `port`, its two
+ * instances at `instances` (`host:port` each, every place they are named),
+ * nginx's temporary files under `dir`. A `TypeError` when the config no
+ * longer has the lines it replaces.
+ *
+ * @example
+ * ```ts
+ * import { gateNginxConf } from "./_cluster.ts";
+ *
+ * const conf = "http {\n  upstream gates {\n    server 127.0.0.1:8081;\n    server 127.0.0.1:8082;\n  }\n  server {\n    listen 127.0.0.1:8080;\n  }\n}\n";
+ * gateNginxConf(conf, { port: 9000, instances: ["127.0.0.1:4001", "127.0.0.1:4002"], dir: "/tmp/n" })
+ *   .includes("server 127.0.0.1:4002;"); // true
+ * ```
+ */
+export function gateNginxConf(
+  conf: string,
+  options: { port: number; instances: readonly [string, string]; dir: string },
+): string {
+  for (const needle of [GATE_CONF_LISTEN, ...GATE_CONF_INSTANCES, "http {"]) {
+    if (!conf.includes(needle)) {
+      throw new TypeError(
+        `Cannot rewrite the gate's nginx.conf: it no longer has ${needle}`,
+      );
+    }
+  }
+  return conf
+    .replaceAll(GATE_CONF_INSTANCES[0], options.instances[0])
+    .replaceAll(GATE_CONF_INSTANCES[1], options.instances[1])
+    .replace(GATE_CONF_LISTEN, `listen 127.0.0.1:${options.port};`)
+    .replace(
+      "http {",
+      `http {\n    client_body_temp_path ${options.dir}/body;\n    proxy_temp_path ${options.dir}/proxy;\n    fastcgi_temp_path ${options.dir}/fastcgi;\n    uwsgi_temp_path ${options.dir}/uwsgi;\n    scgi_temp_path ${options.dir}/scgi;`,
+    );
+}
+
+/**
+ * One gate instance serving HTTP (`toolkit/gate/main.ts --http
+ * 127.0.0.1:0`), run from the repository root with `args` (the policy, the
+ * upstream); its URL is the one it prints once it listens.
+ *
+ * @example
+ * ```ts ignore
+ * import { startGate } from "./_cluster.ts";
+ *
+ * const gate = await startGate(["--policy", "gate.yaml", "--url", "http://127.0.0.1:3001/mcp"]);
+ * await gate.stop();
+ * ```
+ */
+export async function startGate(args: readonly string[]): Promise<Started> {
+  const listening = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/;
+  let url = "";
+  const started = await spawn(Deno.execPath(), {
+    args: ["run", "-A", GATE_MAIN, "--http", "127.0.0.1:0", ...args],
+    cwd: REPO_ROOT,
+    env: { NO_COLOR: "1" },
+    url: "",
+    ready: (log) => {
+      url = listening.exec(log)?.[1] ?? "";
+      return url !== "";
+    },
+  });
+  return { ...started, url };
+}
+
+/**
+ * nginx from {@linkcode GATE_NGINX_CONF} in front of two gate instances'
+ * URLs, in the foreground, one process (no master).
+ *
+ * @example
+ * ```ts ignore
+ * import { startGateNginx } from "./_cluster.ts";
+ *
+ * const nginx = await startGateNginx(["http://127.0.0.1:3001/mcp", "http://127.0.0.1:3002/mcp"]);
+ * await nginx.stop();
+ * ```
+ */
+export async function startGateNginx(
+  instances: readonly [string, string],
+): Promise<Started> {
+  const dir = await Deno.makeTempDir({ prefix: "forge_bench_gate_nginx_" });
+  const port = freePort();
+  const conf = gateNginxConf(await Deno.readTextFile(GATE_NGINX_CONF), {
+    port,
+    instances: [new URL(instances[0]).host, new URL(instances[1]).host],
+    dir,
+  });
+  await Deno.writeTextFile(`${dir}/nginx.conf`, conf);
+  return await spawn("nginx", {
+    args: [
+      "-p",
+      dir,
+      "-c",
+      `${dir}/nginx.conf`,
+      "-g",
+      `daemon off; master_process off; pid ${dir}/nginx.pid;`,
+    ],
+    url: `http://127.0.0.1:${port}/mcp`,
+    // nginx prints nothing once it is up: ready when it accepts.
+    ready: async () => {
+      try {
+        (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    cleanup: () => Deno.remove(dir, { recursive: true }).catch(() => {}),
+  });
+}
