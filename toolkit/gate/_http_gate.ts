@@ -55,6 +55,11 @@ export interface HttpGateOptions {
   closeShared(): Promise<void>;
   /** The most sessions open at once. */
   maxSessions?: number;
+  /** Pages served beside /mcp (the approval page). */
+  pages?: {
+    prefix: string;
+    handler: (request: Request) => Promise<Response>;
+  };
 }
 
 /** A gate serving HTTP: the `Gate` that `startGate()` returns with `listen`. */
@@ -80,6 +85,7 @@ export function serveGate(options: HttpGateOptions): HttpGate {
     eventHistory: EVENT_HISTORY,
     retryMs: RETRY_MS,
     onListen: (url) => options.log(`listening on ${url}`),
+    pages: options.pages,
   });
   let resolveFinished!: (code: number) => void;
   const finished = new Promise<number>((resolve) => resolveFinished = resolve);

@@ -24,6 +24,12 @@ import { APPROVAL_TTL_MS } from "./_approval_round.ts";
 import type { GateTelemetry } from "./_telemetry.ts";
 import { isLoopback, parseListen } from "./policy/_listen.ts";
 import { serveGate } from "./_http_gate.ts";
+import {
+  APPROVALS_PREFIX,
+  approvalService,
+  type CallerApprovals,
+  callerApprovals,
+} from "./_approval_routes.ts";
 import type { MessageTransport } from "../jsonrpc/_message_channel.ts";
 
 const DECISIONS: readonly Decision[] = ["allow", "ask", "deny"];
@@ -206,6 +212,20 @@ export interface GateOptions {
    * @default {100}
    */
   maxSessions?: number;
+  /**
+   * With `listen`: who is looking at the approval page, `/approvals/<id>`
+   * (their subject and groups, which the policy's `approvers:` decides
+   * on), for a program that serves the gate behind a sign-in of its own.
+   * Without it nobody is signed in on the page, and asked calls sent
+   * there end refused at their expiry.
+   *
+   * @default {undefined}
+   */
+  identifyViewer?: (
+    request: Request,
+  ) => Promise<
+    { sub: string; groups?: readonly string[]; name?: string } | undefined
+  >;
 }
 
 /**
@@ -525,17 +545,28 @@ export async function startGate(
   };
   if (listen !== undefined) {
     try {
-      return serveGate({
+      // One board for every session, its page beside /mcp.
+      const approvals = approvalService(source, {
+        identify: options.identifyViewer,
+        ttlMs: approvalTtlMs,
+      });
+      const gate = serveGate({
         listen,
         log,
         maxSessions: options.maxSessions,
+        pages: { prefix: APPROVALS_PREFIX, handler: approvals.handler },
         // The seam for callers' identities: each session's gate is made
         // for the verified token its first message carries (none until
         // the policy has auth:).
         open: (host, caller) =>
-          open({ host }, { close: false, remember: !caller.shared }),
+          open({ host, approvals: callerApprovals(approvals, caller) }, {
+            close: false,
+            remember: !caller.shared,
+          }),
         closeShared,
       });
+      approvals.listening(gate.url);
+      return gate;
     } catch (error) {
       await closeShared();
       throw error;
@@ -557,6 +588,7 @@ type HostSide = {
   readable?: ReadableStream<Uint8Array>;
   writable?: WritableStream<Uint8Array>;
   host?: MessageTransport;
+  approvals?: CallerApprovals;
 };
 
 /** The gate's telemetry when `on` (by default, under OTEL_DENO=true); only then is the API loaded. */

@@ -1,0 +1,197 @@
+// Internal: the approvals of a gate served over HTTP. One board for every
+// session and for the 2026-07-28 callers, its page at `/approvals/<id>` on
+// the gate's own listener, and the keyed digest that names an asked call
+// on the board (so that a host's retry finds its approval) without holding
+// anything of the call but who asked, the server, the tool and its
+// canonical patterns.
+//
+// Who the page's viewer is comes from `identify`: the seam a sign-in
+// fills. The gate has no sign-in of its own yet, so without one given
+// (`StartGateOptions.approvers`) every viewer is unknown and the page
+// answers 401: nobody can approve, and asked calls end at their expiry.
+
+import type { AuthInfo } from "../jsonrpc/types.ts";
+import { ApprovalBoard, type Asker } from "./approvals/_board.ts";
+import { approvalPage, type Viewer } from "./approvals/_page.ts";
+import type { PolicySource } from "./policy/_policy_source.ts";
+import { isApprover } from "./policy/_principals.ts";
+
+/** The longest an approval may be given: the board's limit, a day. */
+const MAX_TTL_MS = 24 * 60 * 60_000;
+
+/** Who may see and decide approvals on the page. */
+export interface ApproverIdentity {
+  /** The viewer of a page request, from its sign-in; `undefined` when not signed in. */
+  identify: (request: Request) => Promise<Viewer | undefined>;
+  /** Whether the viewer may approve and deny. */
+  isApprover: (viewer: Viewer) => boolean;
+}
+
+/** Options for {@linkcode ApprovalService}. */
+export interface ApprovalServiceOptions {
+  /** Who the page's viewers are; nobody is known without it. */
+  identity?: ApproverIdentity;
+  /** How long an approval may be given, in milliseconds. */
+  ttlMs?: number;
+  /**
+   * Whether anybody can approve now (the policy names approvers, and
+   * viewers can be identified): hosts are sent to the page only then.
+   *
+   * @default {() => identity !== undefined}
+   */
+  enabled?: () => boolean;
+}
+
+/** The path prefix of the page. */
+export const APPROVALS_PREFIX = "/approvals/";
+
+/** The board, its page and the call keys of one HTTP gate. */
+export class ApprovalService {
+  readonly board: ApprovalBoard;
+  /** Answers `GET`/`POST /approvals/<id>`. */
+  readonly handler: (request: Request) => Promise<Response>;
+  /** Whether hosts are sent to the page now: somebody can approve there. */
+  readonly enabled: () => boolean;
+  #origin: string | undefined;
+  #key: Promise<CryptoKey>;
+
+  constructor(options: ApprovalServiceOptions = {}) {
+    this.board = new ApprovalBoard({ ttlMs: options.ttlMs });
+    const identity = options.identity;
+    this.enabled = options.enabled ?? (() => identity !== undefined);
+    // Form tokens and call keys are this process's: one instance, one board.
+    const secret = crypto.getRandomValues(new Uint8Array(32));
+    this.handler = approvalPage({
+      board: this.board,
+      identify: identity?.identify ?? (() => Promise.resolve(undefined)),
+      isApprover: identity?.isApprover ?? (() => false),
+      key: secret,
+    });
+    this.#key = crypto.subtle.importKey(
+      "raw",
+      crypto.getRandomValues(new Uint8Array(32)),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign"],
+    );
+  }
+
+  /** Sets the origin hosts and browsers reach the gate at, once it listens. */
+  listening(url: URL): void {
+    this.#origin = url.origin;
+  }
+
+  /** The page's absolute URL for an approval's `path`. */
+  pageUrl(path: string): string {
+    if (this.#origin === undefined) {
+      throw new Error(
+        "Cannot name the approval page: the gate is not listening",
+      );
+    }
+    return `${this.#origin}${path}`;
+  }
+
+  /**
+   * The board's key of a call: a keyed digest of who asked (`caller`), the
+   * server, the tool and its canonical patterns, in that order; never of
+   * argument values beyond the targets the patterns name.
+   */
+  async callKey(
+    caller: string,
+    call: { server?: string; tool: string; patterns: readonly string[] },
+  ): Promise<string> {
+    const text = JSON.stringify([
+      caller,
+      call.server ?? null,
+      call.tool,
+      [...call.patterns],
+    ]);
+    const digest = await crypto.subtle.sign(
+      "HMAC",
+      await this.#key,
+      new TextEncoder().encode(text),
+    );
+    return `call:${
+      btoa(String.fromCharCode(...new Uint8Array(digest)))
+        .replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "")
+    }`;
+  }
+}
+
+/**
+ * The approvals of a gate served over HTTP: viewers identified by
+ * `identify` (nobody without it), approvers by the policy's `approvers:`
+ * as in force when they look.
+ */
+export function approvalService(
+  source: PolicySource,
+  { identify, ttlMs }: {
+    identify: ApproverIdentity["identify"] | undefined;
+    ttlMs: number;
+  },
+): ApprovalService {
+  return new ApprovalService({
+    // Nobody could approve on a page nobody signs in to, nor without
+    // approvers: the host is told the call cannot be asked, as before.
+    enabled: () =>
+      identify !== undefined && source.current().file?.approvers !== undefined,
+    identity: {
+      identify: identify ?? (() => Promise.resolve(undefined)),
+      isApprover: (viewer) =>
+        isApprover(source.current().file?.approvers, {
+          sub: viewer.sub,
+          groups: viewer.groups ?? [],
+          scope: [],
+          claims: {},
+        }),
+    },
+    ttlMs: Math.min(Math.max(1, Math.round(ttlMs)), MAX_TTL_MS),
+  });
+}
+
+/** What the gate knows of a session's (or the shared gate's) caller. */
+export interface CallerOf {
+  /** The caller's verified token, when the gate has `auth:`. */
+  auth: AuthInfo | undefined;
+  /** Whether many callers share the gate (2026-07-28 requests). */
+  shared: boolean;
+}
+
+/** The approvals of one gate's caller: who asked, and whose retries count. */
+export function callerApprovals(
+  service: ApprovalService,
+  { auth, shared }: CallerOf,
+): CallerApprovals {
+  const sub = auth?.subject ??
+    (typeof auth?.claims.sub === "string" ? auth.claims.sub : undefined);
+  const name = typeof auth?.claims.name === "string"
+    ? auth.claims.name
+    : undefined;
+  return {
+    service,
+    asker: {
+      sub: sub ?? "anonymous",
+      ...(name === undefined ? {} : { name }),
+    },
+    // Without a subject, a session's retries are its own; the callers of
+    // the shared gate, without tokens, are one anonymous caller.
+    caller: sub !== undefined
+      ? `sub:${sub}`
+      : shared
+      ? "anonymous"
+      : `session:${crypto.randomUUID()}`,
+  };
+}
+
+/** One gate's caller, as its asked calls are opened on the board. */
+export interface CallerApprovals {
+  service: ApprovalService;
+  /** Who asked, as the page shows it. */
+  asker: Asker;
+  /**
+   * Whose retry finds the approval: the caller's subject when the gate
+   * knows it, else the session (a caller without a session and without a
+   * token is anonymous).
+   */
+  caller: string;
+}
