@@ -14,6 +14,9 @@ import type { AuthInfo } from "../jsonrpc/types.ts";
 import { ApprovalBoard, type Asker } from "./approvals/_board.ts";
 import { approvalPage, type Viewer } from "./approvals/_page.ts";
 import type { PolicySource } from "./policy/_policy_source.ts";
+import { authOptionsOf } from "./policy/_auth.ts";
+import type { JwksSource } from "../http/_jwt.ts";
+import { type ApproverClient, ApproverSignIn } from "./_approver_sign_in.ts";
 import { isApprover } from "./policy/_principals.ts";
 
 /** The longest an approval may be given: the board's limit, a day. */
@@ -40,6 +43,8 @@ export interface ApprovalServiceOptions {
    * @default {() => identity !== undefined}
    */
   enabled?: () => boolean;
+  /** The sign-in against the gate's issuer; `identity.identify` reads its cookie when absent. */
+  signIn?: ApproverSignIn;
 }
 
 /** The path prefix of the page. */
@@ -58,15 +63,26 @@ export class ApprovalService {
   constructor(options: ApprovalServiceOptions = {}) {
     this.board = new ApprovalBoard({ ttlMs: options.ttlMs });
     const identity = options.identity;
+    const signIn = options.signIn;
     this.enabled = options.enabled ?? (() => identity !== undefined);
     // Form tokens and call keys are this process's: one instance, one board.
     const secret = crypto.getRandomValues(new Uint8Array(32));
-    this.handler = approvalPage({
+    const page = approvalPage({
       board: this.board,
-      identify: identity?.identify ?? (() => Promise.resolve(undefined)),
+      identify: identity?.identify ??
+        (signIn === undefined
+          ? () => Promise.resolve(undefined)
+          : (request) => signIn.identify(request)),
       isApprover: identity?.isApprover ?? (() => false),
       key: secret,
+      ...(signIn === undefined
+        ? {}
+        : { signIn: (request: Request) => signIn.redirect(request) }),
     });
+    this.handler = (request) =>
+      signIn?.handles(new URL(request.url).pathname) === true
+        ? signIn.handle(request)
+        : page(request);
     this.#key = crypto.subtle.importKey(
       "raw",
       crypto.getRandomValues(new Uint8Array(32)),
@@ -79,6 +95,14 @@ export class ApprovalService {
   /** Sets the origin hosts and browsers reach the gate at, once it listens. */
   listening(url: URL): void {
     this.#origin = url.origin;
+  }
+
+  /** The origin browsers reach the gate at. */
+  origin(): string {
+    if (this.#origin === undefined) {
+      throw new Error("Cannot name the gate's origin: it is not listening");
+    }
+    return this.#origin;
   }
 
   /** The page's absolute URL for an approval's `path`. */
@@ -125,18 +149,23 @@ export class ApprovalService {
  */
 export function approvalService(
   source: PolicySource,
-  { identify, ttlMs }: {
+  { identify, ttlMs, signIn }: {
     identify: ApproverIdentity["identify"] | undefined;
     ttlMs: number;
+    signIn?: ApproverSignIn;
   },
 ): ApprovalService {
+  const viewer = identify ??
+    (signIn === undefined
+      ? undefined
+      : (request: Request) => signIn.identify(request));
   return new ApprovalService({
     // Nobody could approve on a page nobody signs in to, nor without
     // approvers: the host is told the call cannot be asked, as before.
     enabled: () =>
-      identify !== undefined && source.current().file?.approvers !== undefined,
+      viewer !== undefined && source.current().file?.approvers !== undefined,
     identity: {
-      identify: identify ?? (() => Promise.resolve(undefined)),
+      identify: viewer ?? (() => Promise.resolve(undefined)),
       isApprover: (viewer) =>
         isApprover(source.current().file?.approvers, {
           sub: viewer.sub,
@@ -146,6 +175,33 @@ export function approvalService(
         }),
     },
     ttlMs: Math.min(Math.max(1, Math.round(ttlMs)), MAX_TTL_MS),
+    ...(signIn === undefined ? {} : { signIn }),
+  });
+}
+
+/**
+ * The approvers' sign-in against the policy's `auth:` issuer, as the
+ * client `client`; `undefined` without either. `origin` is the gate's,
+ * once it listens.
+ */
+export async function approverSignIn(
+  source: PolicySource,
+  { client, policyFile, origin }: {
+    client: ApproverClient | undefined;
+    policyFile: string | undefined;
+    origin: () => string;
+  },
+): Promise<ApproverSignIn | undefined> {
+  const auth = source.current().file?.auth;
+  if (auth === undefined || client === undefined) return undefined;
+  const { jwks } = await authOptionsOf(auth, { policyFile });
+  return new ApproverSignIn({
+    issuer: auth.issuers[0],
+    jwks: jwks as JwksSource,
+    // The gate's resource URL, the audience of its callers' tokens.
+    audience: () => auth.resource ?? `${origin()}/mcp`,
+    client,
+    origin,
   });
 }
 

@@ -27,6 +27,7 @@ import { serveGate } from "./_http_gate.ts";
 import {
   APPROVALS_PREFIX,
   approvalService,
+  approverSignIn,
   type CallerApprovals,
   callerApprovals,
 } from "./_approval_routes.ts";
@@ -213,11 +214,21 @@ export interface GateOptions {
    */
   maxSessions?: number;
   /**
+   * With `listen` and `auth:` in the policy: the OAuth client, registered
+   * with `auth:`'s issuer, that approvers sign in to the approval page as
+   * (the authorization-code flow with PKCE; its redirect URI is the
+   * gate's `/approvals/callback`). `forge gate` reads it from
+   * `FORGE_GATE_APPROVER_CLIENT_ID` and `FORGE_GATE_APPROVER_CLIENT_SECRET`.
+   *
+   * @default {undefined}
+   */
+  approverClient?: { id: string; secret?: string };
+  /**
    * With `listen`: who is looking at the approval page, `/approvals/<id>`
    * (their subject and groups, which the policy's `approvers:` decides
-   * on), for a program that serves the gate behind a sign-in of its own.
-   * Without it nobody is signed in on the page, and asked calls sent
-   * there end refused at their expiry.
+   * on), for a program that serves the gate behind a sign-in of its own;
+   * it replaces `approverClient`'s sign-in. Without either, nobody is
+   * signed in on the page, and hosts are not sent there.
    *
    * @default {undefined}
    */
@@ -545,11 +556,21 @@ export async function startGate(
   };
   if (listen !== undefined) {
     try {
-      // One board for every session, its page beside /mcp.
+      // One board for every session, its page beside /mcp, and the
+      // approvers' sign-in with auth:'s issuer.
+      let origin = () => "";
       const approvals = approvalService(source, {
         identify: options.identifyViewer,
         ttlMs: approvalTtlMs,
+        signIn: await approverSignIn(source, {
+          client: options.approverClient,
+          policyFile: typeof options.policy === "string"
+            ? options.policy
+            : undefined,
+          origin: () => origin(),
+        }),
       });
+      origin = () => approvals.origin();
       const gate = serveGate({
         listen,
         log,
