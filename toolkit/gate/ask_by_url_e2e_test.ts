@@ -335,3 +335,57 @@ Deno.test("gate without approvers refuses at once what it cannot ask", async () 
   assert.equal(result.isError, true);
   assert.match(textOf(result), /this host cannot ask for it/);
 });
+
+/** One 2026-07-28 request (no session), answered as JSON or a stream. */
+async function stateless(url: URL, id: number, params: Message) {
+  const response = await fetch(url, {
+    method: "POST",
+    signal: AbortSignal.timeout(20_000),
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      "mcp-name": params.name,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: {
+        ...params,
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    }),
+  });
+  if (response.headers.get("content-type")?.includes("text/event-stream")) {
+    return (await response.text()).split("\n")
+      .filter((l) => l.startsWith("data: "))
+      .map((l) => JSON.parse(l.slice("data: ".length))).at(-1) as Message;
+  }
+  return await response.json() as Message;
+}
+
+Deno.test("gate sends a 2026-07-28 caller to the page and runs its retry once", async () => {
+  await using gate = await httpGate();
+  const call = {
+    name: "probed",
+    arguments: { patterns: ["write:notes/s.md"] },
+  };
+  const refused = await stateless(gate.url, 1, call);
+  assert.equal(refused.error?.code, -32042, JSON.stringify(refused));
+  const page = refused.error.data.elicitations[0].url;
+  assert.equal((await decide(page, "bob", "approve")).status, 303);
+  const ran = await stateless(gate.url, 2, call);
+  assert.equal(ran.result?.isError, undefined, JSON.stringify(ran));
+  assert.deepEqual(
+    JSON.parse(ran.result.content[0].text)["forge.approved_patterns"],
+    ["x-fake:always", "write:notes/s.md"],
+  );
+  const again = await stateless(gate.url, 3, call);
+  assert.equal(again.error?.code, -32042);
+  assert.notEqual(again.error.data.elicitations[0].url, page);
+});
