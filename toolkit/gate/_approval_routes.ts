@@ -92,7 +92,10 @@ export class ApprovalService {
     );
   }
 
-  /** Sets the origin hosts and browsers reach the gate at, once it listens. */
+  /**
+   * Sets the origin hosts and browsers reach the gate at, once it listens:
+   * its listener's, or that of its public resource URL.
+   */
   listening(url: URL): void {
     this.#origin = url.origin;
   }

@@ -151,7 +151,11 @@ async function browse(url: string, jar: Jar): Promise<Response> {
   throw new Error("too many redirects");
 }
 
-async function gateWithSignIn(issuer: string, jwks: unknown) {
+async function gateWithSignIn(
+  issuer: string,
+  jwks: unknown,
+  resource?: string,
+) {
   const dir = await Deno.makeTempDir();
   await Deno.writeTextFile(`${dir}/jwks.json`, JSON.stringify(jwks));
   await Deno.writeTextFile(
@@ -160,7 +164,9 @@ async function gateWithSignIn(issuer: string, jwks: unknown) {
 allow: ["x-fake:**"]
 ask: ["write:**"]
 unprobed: allow
-auth: { issuer: "${issuer}", jwks: jwks.json }
+auth: { issuer: "${issuer}", jwks: jwks.json${
+      resource === undefined ? "" : `, resource: "${resource}"`
+    } }
 approvers: { groups: [security] }
 `,
   );
@@ -327,6 +333,41 @@ Deno.test("the sign-in refuses a token for another audience and a non-approver's
       assert.equal(jar.cookies.has("forge_gate_approver"), true);
     },
   );
+  await host.client.close();
+  await calling;
+});
+
+Deno.test("a gate with a public resource URL sends hosts and approvers there", async () => {
+  await using as = await authorizationServer();
+  await using gate = await gateWithSignIn(
+    as.issuer,
+    as.jwks,
+    "https://gate.example/mcp",
+  );
+  await using host = await urlHost(gate.url);
+  const calling = host.client.callTool({
+    name: "probed",
+    arguments: { patterns: ["write:notes/c.md"] },
+  }).catch(() => {});
+  const asked = await host.asked;
+  assert.match(asked.url, /^https:\/\/gate\.example\/approvals\/[\w-]{43}$/);
+  // The sign-in asks the issuer for a token for the public resource, and
+  // sends the browser back to the public callback.
+  const start = await visit(
+    new URL("/approvals/sign-in", gate.url).href,
+    new Jar(),
+  );
+  await start.body?.cancel();
+  const authorize = new URL(start.headers.get("location")!);
+  assert.equal(
+    authorize.searchParams.get("resource"),
+    "https://gate.example/mcp",
+  );
+  assert.equal(
+    authorize.searchParams.get("redirect_uri"),
+    "https://gate.example/approvals/callback",
+  );
+  assert.match(start.headers.get("set-cookie") ?? "", /; Secure/);
   await host.client.close();
   await calling;
 });

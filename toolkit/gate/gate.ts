@@ -586,7 +586,11 @@ export async function startGate(
           }),
         closeShared,
       });
-      approvals.listening(gate.url);
+      // Hosts and browsers reach a gate with a public name at its resource URL.
+      const resource = source.current().file?.auth?.resource;
+      approvals.listening(
+        resource === undefined ? gate.url : new URL(resource),
+      );
       return gate;
     } catch (error) {
       await closeShared();
