@@ -42,12 +42,16 @@ function identifyViewer(request: Request) {
 }
 
 /** A gate over HTTP in front of the fake server, with its audit log. */
-async function httpGate(approvalTtlMs = 60_000, text = POLICY) {
+async function httpGate(
+  approvalTtlMs = 60_000,
+  text = POLICY,
+  command: readonly string[] = FAKE_COMMAND,
+) {
   const dir = await Deno.makeTempDir();
   const policy = `${dir}/gate.yaml`;
   await Deno.writeTextFile(policy, text);
   const audit = `${dir}/audit.jsonl`;
-  const gate = await startGate(FAKE_COMMAND, {
+  const gate = await startGate(command, {
     policy,
     audit,
     listen: "127.0.0.1:0",
@@ -92,9 +96,9 @@ async function session(url: URL, capabilities: Message) {
   return {
     asked: asked.promise,
     completed: completed.promise,
-    /** Calls the fake's probed tool, which reports `patterns`. */
-    call(patterns: string[]): Promise<Message> {
-      return client.callTool({ name: "probed", arguments: { patterns } });
+    /** Calls the fake's probed tool (under `name`), which reports `patterns`. */
+    call(patterns: string[], name = "probed"): Promise<Message> {
+      return client.callTool({ name, arguments: { patterns } });
     },
     /** The calls of `probed` the fake server ran in this session. */
     async ran(): Promise<number> {
@@ -388,4 +392,40 @@ Deno.test("gate sends a 2026-07-28 caller to the page and runs its retry once", 
   const again = await stateless(gate.url, 3, call);
   assert.equal(again.error?.code, -32042);
   assert.notEqual(again.error.data.elicitations[0].url, page);
+});
+
+Deno.test("gate keeps each server's approvals apart in a servers: aggregate", async () => {
+  const fake = FAKE_COMMAND.map((part) => JSON.stringify(part)).join(", ");
+  await using gate = await httpGate(
+    60_000,
+    `${POLICY}
+servers:
+  one:
+    command: [${fake}]
+  two:
+    command: [${fake}]
+`,
+    [],
+  );
+  await using host = await session(gate.url, {});
+  const refused = (name: string) =>
+    host.call(["write:notes/f.md"], name).then(
+      () => assert.fail("the call ran"),
+      (error) => {
+        assert.equal(error.code, -32042, error.message);
+        return error.data.elicitations[0].url as string;
+      },
+    );
+  const page = await refused("one_probed");
+  const shown = await openPage(page, "bob");
+  assert.match(shown.html, /<dt>Server<\/dt><dd><code>one<\/code>/);
+  assert.equal((await decide(page, "bob", "approve")).status, 303);
+  // The same tool and targets on the other server is another call.
+  assert.notEqual(await refused("two_probed"), page);
+  const result = await host.call(["write:notes/f.md"], "one_probed");
+  assert.equal(result.isError, undefined, textOf(result));
+  const line = (await gate.lines()).find((l) =>
+    l.server === "one" && l.outcome === "approved"
+  );
+  assert.equal(line?.approver, "bob");
 });
