@@ -10,7 +10,6 @@
 // (`StartGateOptions.approvers`) every viewer is unknown and the page
 // answers 401: nobody can approve, and asked calls end at their expiry.
 
-import type { AuthInfo } from "../jsonrpc/types.ts";
 import { ApprovalBoard, type Asker } from "./approvals/_board.ts";
 import { approvalPage, type Viewer } from "./approvals/_page.ts";
 import type { PolicySource } from "./policy/_policy_source.ts";
@@ -18,6 +17,7 @@ import { authOptionsOf } from "./policy/_auth.ts";
 import type { JwksSource } from "../http/_jwt.ts";
 import { type ApproverClient, ApproverSignIn } from "./_approver_sign_in.ts";
 import { isApprover } from "./policy/_principals.ts";
+import type { CallerClaims } from "./policy/_claims.ts";
 
 /** The longest an approval may be given: the board's limit, a day. */
 const MAX_TTL_MS = 24 * 60 * 60_000;
@@ -208,23 +208,22 @@ export async function approverSignIn(
   });
 }
 
-/** What the gate knows of a session's (or the shared gate's) caller. */
+/** What the gate knows of a session's (or a shared gate's) caller. */
 export interface CallerOf {
-  /** The caller's verified token, when the gate has `auth:`. */
-  auth: AuthInfo | undefined;
-  /** Whether many callers share the gate (2026-07-28 requests). */
+  /** The claims of the caller's verified token, when the gate has `auth:`. */
+  claims: CallerClaims | undefined;
+  /** Whether many requests without a session share the gate (2026-07-28). */
   shared: boolean;
 }
 
 /** The approvals of one gate's caller: who asked, and whose retries count. */
 export function callerApprovals(
   service: ApprovalService,
-  { auth, shared }: CallerOf,
+  { claims, shared }: CallerOf,
 ): CallerApprovals {
-  const sub = auth?.subject ??
-    (typeof auth?.claims.sub === "string" ? auth.claims.sub : undefined);
-  const name = typeof auth?.claims.name === "string"
-    ? auth.claims.name
+  const sub = claims?.sub;
+  const name = typeof claims?.claims.name === "string"
+    ? claims.claims.name
     : undefined;
   return {
     service,
@@ -233,7 +232,7 @@ export function callerApprovals(
       ...(name === undefined ? {} : { name }),
     },
     // Without a subject, a session's retries are its own; the callers of
-    // the shared gate, without tokens, are one anonymous caller.
+    // a shared gate without tokens are one anonymous caller.
     caller: sub !== undefined
       ? `sub:${sub}`
       : shared

@@ -26,7 +26,11 @@ import {
   FillError,
   fillTemplates,
 } from "./policy/_template.ts";
-import { mappedVerdict, patternVerdict } from "./policy/_mapped_call.ts";
+import {
+  mappedVerdict,
+  mappedVerdictNow,
+  patternVerdict,
+} from "./policy/_mapped_call.ts";
 import {
   type FlowCall,
   FlowSession,
@@ -469,23 +473,27 @@ export class Gatekeeper {
   ): Promise<Decided | undefined> {
     const { call, message, name, params, era } = c;
     // A policy file saved before this call decides it, however recent.
-    const inForce = await this.#pending.withCancel(call, this.#source.fresh());
+    const inForce = this.#source.freshNow?.() ??
+      await this.#pending.withCancel(call, this.#source.fresh());
     const entry = inForce.mapping.decision(name);
     let verdict: Verdict;
     let deciding = inForce;
     if (!probed) {
       // By its tools entry (a decision, or templates filled from the
       // arguments), its annotations, or unprobed (_mapped_call.ts).
-      const mapped = await this.#pending.withCancel(
-        call,
-        mappedVerdict(name, params.arguments, inForce, {
-          listed: c.listed,
-          annotations: this.#tools.get(name)?.annotations,
-          ...(c.listed
-            ? {}
-            : { suggestion: didYouMean(name, this.#tools.names()) }),
-        }),
-      );
+      const listed = {
+        listed: c.listed,
+        annotations: this.#tools.get(name)?.annotations,
+        ...(c.listed
+          ? {}
+          : { suggestion: didYouMean(name, this.#tools.names()) }),
+      };
+      // Only templates need a wait (their files' real paths).
+      const mapped = mappedVerdictNow(name, inForce, listed) ??
+        await this.#pending.withCancel(
+          call,
+          mappedVerdict(name, params.arguments, inForce, listed),
+        );
       if ("refused" in mapped) {
         await this.#refuse(c, mapped.refused, {
           line: {

@@ -20,6 +20,7 @@ import type { GateTelemetry } from "./_telemetry.ts";
 import type { MessageTransport } from "../jsonrpc/_message_channel.ts";
 import { ToolList } from "./pins/_tool_list.ts";
 import type { FlowSession } from "./policy/_flows.ts";
+import { visibleTools } from "./policy/_visible.ts";
 
 /** How long answers still in the server's pipe are awaited once it exited. */
 const DRAIN_MS = 1000;
@@ -61,6 +62,14 @@ export interface RunningGateOptions {
   /** The approval page of a gate served over HTTP, for this gate's caller. */
   approvals?: CallerApprovals;
   /**
+   * Whether the host's `tools/list` leaves out the tools its policy
+   * refuses whatever the arguments (_visible.ts): on for a gate made for
+   * a caller (`auth:`); their calls are still refused by the rule.
+   *
+   * @default {false}
+   */
+  hideNeverRun?: boolean;
+  /**
    * Whether the gate's end closes the policy source, the audit and the
    * pins; an aggregate's servers share them and leave them open.
    *
@@ -99,6 +108,7 @@ export class RunningGate {
   #retired = new WeakSet<ServerProcess>();
   #restarting: Promise<void> = Promise.resolve();
   #closeShared: boolean;
+  #hideNeverRun: boolean;
 
   constructor(child: ServerProcess, options: RunningGateOptions) {
     this.#child = child;
@@ -136,6 +146,7 @@ export class RunningGate {
       approvals: options.approvals,
     });
     this.#closeShared = options.closeShared ?? true;
+    this.#hideNeverRun = options.hideNeverRun ?? false;
     this.#roots = new ServerRoots(() => options.source.current().mapping.roots);
   }
 
@@ -163,7 +174,21 @@ export class RunningGate {
       forwarding: (method, params) => this.#roots.params(method, params),
       serverRequest: (method) => this.#roots.answer(method),
       rootsChanged: () => this.#roots.hostChanged(),
-      toolsListed: (result) => this.#tools.learn(result),
+      toolsListed: (result) => {
+        // The whole page is learned: a hidden tool's call is refused by its rule.
+        const shown = this.#tools.learn(result);
+        if (!this.#hideNeverRun) return shown;
+        const visible = (page: Record<string, unknown>) =>
+          Array.isArray(page.tools)
+            ? {
+              ...page,
+              tools: visibleTools(this.#source.current(), page.tools),
+            }
+            : page;
+        return shown === undefined
+          ? Promise.resolve(visible(result))
+          : shown.then(visible);
+      },
       toolsChanged: () => this.#tools.clear(),
       hostEnded: () => {
         this.#shutdown("host").catch((error) => this.#log(messageOf(error)));

@@ -1,6 +1,8 @@
 // Internal: startGate() for a policy that names its servers. Each entry of
 // `servers:` gets a gate of its own (_server_gate.ts) deciding by the
-// entry's view of the policy (_policy_source.ts serverPolicy), its own
+// entry's view of the policy (_policy_source.ts serverPolicy; for a caller
+// identified by its token, the caller's view of the entry,
+// _caller_source.ts callerPolicySource), its own
 // pins, its fence, and the audit lines naming it; the flows of the
 // session are one for all of them. The aggregate (_aggregate.ts) stands in
 // front.
@@ -14,6 +16,8 @@ import { Pins } from "./pins/_pins.ts";
 import { FlowSession } from "./policy/_flows.ts";
 import { type PolicySource, serverPolicy } from "./policy/_policy_source.ts";
 import type { GateServer } from "./policy/policy_file.ts";
+import type { CallerClaims } from "./policy/_claims.ts";
+import { callerPolicySource } from "./policy/_caller_source.ts";
 import { expandVariables } from "./policy/_servers.ts";
 import { startServerGate } from "./_server_gate.ts";
 import type { GateTelemetry } from "./_telemetry.ts";
@@ -50,6 +54,13 @@ export interface AggregateStart {
   remember?: boolean;
   /** How long a server may take to answer initialize. */
   startTimeoutMs?: number;
+  /**
+   * The caller the aggregate serves, identified by its token (`auth:`):
+   * each server's gate decides by the caller's view of its entry and
+   * leaves out of its list the tools the caller can never run. Without
+   * it, each decides by the entry's view (serverPolicy).
+   */
+  caller?: { claims: CallerClaims | undefined };
   /** The approval page of a gate served over HTTP, for this gate's caller. */
   approvals?: CallerApprovals;
 }
@@ -93,7 +104,12 @@ export async function startAggregate(
         const sink = audit === undefined
           ? undefined
           : serverAudit(audit, server.name);
-        const view = serverPolicy(source, server.name, options.defaults);
+        const view = options.caller === undefined
+          ? serverPolicy(source, server.name, options.defaults)
+          : callerPolicySource(source, options.caller.claims, {
+            server: server.name,
+            defaults: options.defaults,
+          });
         const pinsPath = view.current().file?.pins;
         const pins = pinsPath === undefined ? undefined : await Pins.open(
           resolve(dirname(options.policyPath), pinsPath),
@@ -120,6 +136,7 @@ export async function startAggregate(
             flows,
             server: { name: server.name, prefix: server.prefix },
             closeShared: false,
+            hideNeverRun: options.caller !== undefined,
           });
           return {
             finished: gate.finished.finally(() => pins?.close()),

@@ -46,6 +46,11 @@ export class StatelessMux {
     this.host = this.#peer;
   }
 
+  /** How many requests are on their way through the gate. */
+  get openCount(): number {
+    return this.#open.size;
+  }
+
   /** Serves one stateless request's transport through the gate. */
   async attach(transport: McpTransport): Promise<void> {
     if (this.#ended) throw new Error("the gate is shutting down");

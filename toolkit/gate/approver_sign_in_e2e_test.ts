@@ -94,9 +94,13 @@ async function authorizationServer() {
       return new Response("not found", { status: 404 });
     },
   );
+  const issuer = `http://127.0.0.1:${server.addr.port}`;
   return {
-    issuer: `http://127.0.0.1:${server.addr.port}`,
+    issuer,
     jwks: { keys: [key.jwk] },
+    /** A caller's access token for the gate at `resource`. */
+    token: (sub: string, resource: string) =>
+      signToken(key, resource, { sub }, { issuer }),
     state,
     [Symbol.asyncDispose]: () => server.shutdown(),
   };
@@ -185,8 +189,8 @@ approvers: { groups: [security] }
   };
 }
 
-/** A session whose host takes only URL elicitations; the first is kept. */
-async function urlHost(url: URL) {
+/** A session of `token`'s caller whose host takes only URL elicitations; the first is kept. */
+async function urlHost(url: URL, token: Promise<string>) {
   const client = new Client({ name: "sign-in-test", version: "1.0.0" }, {
     capabilities: { elicitation: { url: {} } },
   });
@@ -195,7 +199,11 @@ async function urlHost(url: URL) {
     asked.resolve(request.params);
     return { action: "accept" } as never;
   });
-  await client.connect(new StreamableHTTPClientTransport(url));
+  await client.connect(
+    new StreamableHTTPClientTransport(url, {
+      requestInit: { headers: { authorization: `Bearer ${await token}` } },
+    }),
+  );
   return {
     client,
     asked: asked.promise,
@@ -209,7 +217,10 @@ Deno.test("an approver signs in with the gate's issuer and approves a held call"
   await using as = await authorizationServer();
   as.state.groups = ["security"];
   await using gate = await gateWithSignIn(as.issuer, as.jwks);
-  await using host = await urlHost(gate.url);
+  await using host = await urlHost(
+    gate.url,
+    as.token("alice", new URL("/mcp", gate.url).href),
+  );
   const calling = host.client.callTool({
     name: "probed",
     arguments: { patterns: ["write:notes/a.md"] },
@@ -278,6 +289,8 @@ Deno.test("an approver signs in with the gate's issuer and approves a held call"
       const shown = await browse(page, jar);
       assert.equal(shown.status, 200);
       const html = await shown.text();
+      // Who asked: the subject of the host's token.
+      assert.match(html, /<dt>Asked by<\/dt><dd>alice<\/dd>/);
       const attributes = jar.attributes.get("forge_gate_approver") ?? "";
       assert.match(attributes, /HttpOnly/);
       assert.match(attributes, /SameSite=Lax/);
@@ -305,7 +318,10 @@ Deno.test("an approver signs in with the gate's issuer and approves a held call"
 Deno.test("the sign-in refuses a token for another audience and a non-approver's form", async (t) => {
   await using as = await authorizationServer();
   await using gate = await gateWithSignIn(as.issuer, as.jwks);
-  await using host = await urlHost(gate.url);
+  await using host = await urlHost(
+    gate.url,
+    as.token("alice", new URL("/mcp", gate.url).href),
+  );
   const calling = host.client.callTool({
     name: "probed",
     arguments: { patterns: ["write:notes/b.md"] },
@@ -344,7 +360,10 @@ Deno.test("a gate with a public resource URL sends hosts and approvers there", a
     as.jwks,
     "https://gate.example/mcp",
   );
-  await using host = await urlHost(gate.url);
+  await using host = await urlHost(
+    gate.url,
+    as.token("alice", "https://gate.example/mcp"),
+  );
   const calling = host.client.callTool({
     name: "probed",
     arguments: { patterns: ["write:notes/c.md"] },

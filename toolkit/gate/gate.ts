@@ -23,7 +23,7 @@ import { Pins, pinsInPolicy } from "./pins/_pins.ts";
 import { APPROVAL_TTL_MS } from "./_approval_round.ts";
 import type { GateTelemetry } from "./_telemetry.ts";
 import { isLoopback, parseListen } from "./policy/_listen.ts";
-import { serveGate } from "./_http_gate.ts";
+import { type Caller, serveGate } from "./_http_gate.ts";
 import {
   APPROVALS_PREFIX,
   approvalService,
@@ -32,6 +32,11 @@ import {
   callerApprovals,
 } from "./_approval_routes.ts";
 import type { MessageTransport } from "../jsonrpc/_message_channel.ts";
+import { authOptionsOf } from "./policy/_auth.ts";
+import { callerPolicySource } from "./policy/_caller_source.ts";
+import { scopeCheck } from "./_scope_check.ts";
+import { LOOPBACK_HOSTS } from "../http/host_guard.ts";
+import type { OAuthResourceOptions } from "../http/oauth_resource.ts";
 
 const DECISIONS: readonly Decision[] = ["allow", "ask", "deny"];
 
@@ -200,15 +205,17 @@ export interface GateOptions {
    * one host on `readable`/`writable`, as the policy file's `listen:` does
    * (`"127.0.0.1:8080"`; port 0 picks a free one). Each 2025-11-25
    * session gets a gate and a server (or remote session) of its own;
-   * 2026-07-28 requests share one gate that remembers no approval. The
-   * address must be loopback.
+   * 2026-07-28 requests share one gate that remembers no approval (with
+   * the policy's `auth:`, one per caller). The address must be loopback,
+   * unless the policy has `auth:` with its `resource`.
    *
    * @default {the policy file's `listen`, else stdio}
    */
   listen?: string;
   /**
    * With `listen`: the most sessions open at once (each has its own
-   * server); an `initialize` beyond it gets 503.
+   * server); an `initialize` beyond it gets 503. With the policy's
+   * `auth:`, also the most gates of 2026-07-28 callers (one per caller).
    *
    * @default {100}
    */
@@ -446,11 +453,32 @@ export async function startGate(
   // The command line's --http, or the policy file's listen:, read once.
   const listenText = listenOption ?? source.current().file?.listen;
   const listen = listenText === undefined ? undefined : parseListen(listenText);
+  // auth: is read once, as listen: is: who may call is fixed at start.
+  const auth = listen === undefined ? undefined : source.current().file?.auth;
   if (listen !== undefined && !isLoopback(listen.hostname)) {
-    await source.close();
-    throw new TypeError(
-      `Cannot start the gate: cannot listen on ${listenText}: expected a loopback address, or auth: in the policy (callers over the network must be identified)`,
-    );
+    const problem = auth === undefined
+      ? "expected a loopback address, or auth: in the policy (callers over the network must be identified)"
+      : auth.resource === undefined
+      ? "expected auth.resource in the policy, the gate's public URL (https://…/mcp) that tokens name as their audience"
+      : undefined;
+    if (problem !== undefined) {
+      await source.close();
+      throw new TypeError(
+        `Cannot start the gate: cannot listen on ${listenText}: ${problem}`,
+      );
+    }
+  }
+  let oauth: OAuthResourceOptions | undefined;
+  if (auth !== undefined) {
+    try {
+      oauth = await authOptionsOf(auth, {
+        policyFile: options.policy as string,
+        path: "/mcp",
+      });
+    } catch (error) {
+      await source.close();
+      throw new TypeError(`Cannot start the gate: ${messageOf(error)}`);
+    }
   }
   let audit: AuditLog | undefined;
   if (options.audit !== undefined) {
@@ -513,11 +541,15 @@ export async function startGate(
     await pins?.close();
     await audit?.close();
   };
+  // One object for every gate, so that callers' views are shared.
+  const defaults = { unprobed, tools };
   // One gate in front of the server(s) for `host`: the process's own
-  // stdio, an HTTP session, or the stateless callers of an HTTP gate.
+  // stdio, an HTTP session, or the stateless callers of an HTTP gate;
+  // for `caller`, a caller identified by its token (auth:).
   const open = async (
     host: HostSide,
     shared: { close: boolean; remember?: boolean },
+    caller?: Caller,
   ): Promise<Gate> => {
     if (servers !== undefined) {
       return await startAggregate(servers, {
@@ -526,7 +558,8 @@ export async function startGate(
         audit,
         log,
         policyPath: options.policy as string,
-        defaults: { unprobed, tools },
+        defaults,
+        ...(caller === undefined ? {} : { caller }),
         newTools: options.newTools,
         graceMs,
         approvalTtlMs,
@@ -542,7 +575,11 @@ export async function startGate(
       env: options.env,
       sandbox: options.sandbox,
     }, {
-      source,
+      // The caller's view: the base and the principals its token matches.
+      source: caller === undefined
+        ? source
+        : callerPolicySource(source, caller.claims, { defaults }),
+      hideNeverRun: caller !== undefined,
       audit,
       log,
       pins,
@@ -576,15 +613,27 @@ export async function startGate(
         log,
         maxSessions: options.maxSessions,
         pages: { prefix: APPROVALS_PREFIX, handler: approvals.handler },
-        // The seam for callers' identities: each session's gate is made
-        // for the verified token its first message carries (none until
-        // the policy has auth:).
+        // With auth:, each session's gate is made for the verified token
+        // its first message carries, and decides by that caller's view.
         open: (host, caller) =>
-          open({ host, approvals: callerApprovals(approvals, caller) }, {
-            close: false,
-            remember: !caller.shared,
-          }),
+          open(
+            { host, approvals: callerApprovals(approvals, caller) },
+            { close: false, remember: !caller.shared },
+            auth === undefined ? undefined : caller,
+          ),
         closeShared,
+        ...(oauth === undefined || auth === undefined ? {} : {
+          oauth,
+          ...(auth.resource === undefined
+            ? {}
+            : { allowedHosts: hostsFor(listen, auth.resource) }),
+          check: scopeCheck({
+            file: () => source.current().file,
+            resource: auth.resource,
+            path: "/mcp",
+            always: auth.scopes,
+          }),
+        }),
       });
       // Hosts and browsers reach a gate with a public name at its resource URL.
       const resource = source.current().file?.auth?.resource;
@@ -615,6 +664,24 @@ type HostSide = {
   host?: MessageTransport;
   approvals?: CallerApprovals;
 };
+
+/**
+ * The Host names a gate reached by its public resource URL accepts: the
+ * loopback ones, the address it listens on, and the resource's.
+ */
+function hostsFor(
+  listen: { hostname: string },
+  resource: string,
+): string[] {
+  const hosts = new Set(LOOPBACK_HOSTS);
+  if (listen.hostname !== "0.0.0.0" && listen.hostname !== "::") {
+    hosts.add(
+      listen.hostname.includes(":") ? `[${listen.hostname}]` : listen.hostname,
+    );
+  }
+  hosts.add(new URL(resource).hostname);
+  return [...hosts];
+}
 
 /** The gate's telemetry when `on` (by default, under OTEL_DENO=true); only then is the API loaded. */
 async function loadTelemetry(

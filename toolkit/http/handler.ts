@@ -21,6 +21,7 @@ import { carryAuthInfo } from "./_auth_info.ts";
 import { metadataPaths } from "./_protected_resource.ts";
 import { pathnameOf } from "./_pathname.ts";
 import { listenAddressOf, withListenAddress } from "./_listen_address.ts";
+import { innerLayerOf } from "./_inner_layer.ts";
 
 /**
  * Options for {@linkcode createHttpHandler}: those of each layer, and
@@ -149,6 +150,9 @@ export function createHttpHandler(
   // reads (readBodyText) rather than by a copy of the request around a
   // counting stream: same 413 and 408, no second Request per call.
   layers.push(bodyLayer(options, markBody));
+  // The gate's own check of a call, past the token and the body limit.
+  const inner = innerLayerOf(options);
+  if (inner !== undefined) layers.push(inner);
   const outside = () => Promise.resolve(notFound(path));
 
   let closing: Promise<void> | undefined;

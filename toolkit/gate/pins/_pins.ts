@@ -401,6 +401,8 @@ export function askedAsNew(verdict: Verdict, why: string): Verdict {
   if (verdict.decision !== "allow") return verdict;
   return {
     ...verdict,
+    // A probed verdict's words are getters, which a spread leaves out.
+    denied: verdict.denied,
     decision: "ask",
     rule: "newTools",
     question: `${why}\n${verdict.question}`,

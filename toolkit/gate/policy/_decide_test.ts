@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { Policy } from "../../policy/mod.ts";
 import { probedVerdict, toolVerdict, unprobedVerdict } from "./_decide.ts";
+import { askedAsNew } from "../pins/_pins.ts";
 
 const POLICY = new Policy({
   allow: ["read:**", "write:notes/**"],
@@ -173,4 +174,18 @@ Deno.test("a tools entry decides a tool by name", async (t) => {
     assert.equal(v.decision, "ask");
     assert.equal(v.rule, null);
   });
+});
+
+Deno.test("probedVerdict()'s words survive a spread and a new-tool question", () => {
+  const denied = verdict(["write:secrets/key"]);
+  const copy = { ...denied, rule: "other" };
+  // Own fields are copied; the words are read from the verdict itself.
+  assert.equal(copy.decision, "deny");
+  assert.deepEqual(copy.patterns, ["write:secrets/key"]);
+  assert.equal(typeof copy.declined, "function");
+  const allowed = askedAsNew(verdict(["write:notes/a"]), "It is new.");
+  assert.equal(allowed.decision, "ask");
+  assert.match(allowed.denied, /^The gate's policy refuses this call of tool/);
+  assert.match(allowed.question, /^It is new\.\nAllow the tool "tool"/);
+  assert.match(allowed.declined("decline"), /declined this call of tool/);
 });

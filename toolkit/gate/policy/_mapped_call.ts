@@ -38,31 +38,47 @@ export async function mappedVerdict(
 ): Promise<{ verdict: Verdict } | { refused: string }> {
   const { mapping } = inForce;
   const found = mapping.entry(tool);
+  if (found === undefined || typeof found.entry === "string") {
+    return mappedVerdictNow(tool, inForce, listed)!;
+  }
+  try {
+    const patterns = await fillTemplates(
+      found.entry,
+      isRecord(args) ? args : {},
+      mapping.files,
+    );
+    return {
+      verdict: probedVerdict(
+        tool,
+        patterns,
+        inForce.policy.evaluate(patterns),
+      ),
+    };
+  } catch (error) {
+    if (!(error instanceof FillError)) throw error;
+    return {
+      refused:
+        `The gate cannot check this call of ${tool}: ${error.message} (${found.source} decides it by its arguments). Nothing was run.`,
+    };
+  }
+}
+
+/**
+ * {@linkcode mappedVerdict}'s verdict when no template is to be filled (a
+ * decision by name, the annotation defaults or `unprobed`), without a
+ * wait; `undefined` for a tool whose templates decide it.
+ */
+export function mappedVerdictNow(
+  tool: string,
+  inForce: PolicyInForce,
+  listed: ListedTool,
+): { verdict: Verdict } | undefined {
+  const { mapping } = inForce;
+  const found = mapping.entry(tool);
   if (typeof found?.entry === "string") {
     return { verdict: toolVerdict(tool, found.entry, found.source) };
   }
-  if (found !== undefined) {
-    try {
-      const patterns = await fillTemplates(
-        found.entry,
-        isRecord(args) ? args : {},
-        mapping.files,
-      );
-      return {
-        verdict: probedVerdict(
-          tool,
-          patterns,
-          inForce.policy.evaluate(patterns),
-        ),
-      };
-    } catch (error) {
-      if (!(error instanceof FillError)) throw error;
-      return {
-        refused:
-          `The gate cannot check this call of ${tool}: ${error.message} (${found.source} decides it by its arguments). Nothing was run.`,
-      };
-    }
-  }
+  if (found !== undefined) return undefined;
   const byHint = listed.listed
     ? mapping.byAnnotation(listed.annotations)
     : undefined;

@@ -49,6 +49,12 @@ export interface PolicySource {
    * file is invalid).
    */
   fresh(): Promise<PolicyInForce>;
+  /**
+   * What `fresh()` resolves with, when that needs no wait (the file was
+   * checked within {@linkcode CHECK_EVERY_MS}, or a stat finds it as last
+   * compared); `undefined` when `fresh()` must be awaited.
+   */
+  freshNow?(): PolicyInForce | undefined;
   /** Stops watching. */
   close(): Promise<void>;
   /** Tells `listener` of each good new version of the file; absent for a fixed policy. */
@@ -86,6 +92,7 @@ export function fixedPolicy(
   return {
     current: () => current,
     fresh: () => Promise.resolve(current),
+    freshNow: () => current,
     close: () => Promise.resolve(),
   };
 }
@@ -239,15 +246,24 @@ export async function watchPolicy(
     }
     return mapped.mapping;
   };
-  const current = () => ({
-    policy: watcher.current.policy,
-    unprobed: watcher.current.unprobed ?? options.unprobed,
-    tools: watcher.current.tools ?? options.tools,
-    mapping: mapping(watcher.current),
-    record: watcher.current.record,
-    flows: watcher.current.flows,
-    file: watcher.current,
-  });
+  // One object per version of the file too: current() is read several
+  // times on each call's path.
+  let inForce: PolicyInForce | undefined;
+  const current = () => {
+    const file = watcher.current;
+    if (inForce?.file !== file) {
+      inForce = {
+        policy: file.policy,
+        unprobed: file.unprobed ?? options.unprobed,
+        tools: file.tools ?? options.tools,
+        mapping: mapping(file),
+        record: file.record,
+        flows: file.flows,
+        file,
+      };
+    }
+    return inForce;
+  };
   const identity = new FileIdentity(path, watcher);
   return {
     current,
@@ -255,6 +271,7 @@ export async function watchPolicy(
       await identity.confirm();
       return current();
     },
+    freshNow: () => identity.confirmedNow() ? current() : undefined,
     close: () => watcher.close(),
     onReload: (listener) => reloaded.add(listener),
   };
@@ -272,12 +289,14 @@ class FileIdentity {
   readonly #watcher: ConfigWatcher<unknown>;
   /** The stat taken before the last comparison, and when. */
   #known:
-    | { key: string; changedAt: number; checkedAt: number; racyMs: number }
+    | { key: StatKey; changedAt: number; checkedAt: number; racyMs: number }
     | undefined;
 
   /** When the last check began (performance.now()), and the check. */
   #confirmedAt = -Infinity;
   #confirming: Promise<void> = Promise.resolve();
+  /** Whether #confirming has resolved. */
+  #settled = true;
 
   constructor(path: string, watcher: ConfigWatcher<unknown>) {
     this.#path = path;
@@ -296,59 +315,102 @@ class FileIdentity {
     const tick = performance.now();
     if (tick - this.#confirmedAt >= CHECK_EVERY_MS) {
       this.#confirmedAt = tick;
-      this.#confirming = this.#check();
+      this.#settled = false;
+      const checking = this.#check();
+      this.#confirming = checking;
+      // A failed check stays unsettled: confirm() gives its failure.
+      checking.then(() => {
+        if (this.#confirming === checking) this.#settled = true;
+      }, () => {});
     }
     return this.#confirming;
   }
 
+  /**
+   * Whether what confirm() would wait for is known now, without a wait:
+   * the last check is settled and began within CHECK_EVERY_MS, or a stat
+   * taken now finds the file as last compared. `false` leaves it to
+   * confirm() (a change, a reload under way, a racy stat).
+   */
+  confirmedNow(): boolean {
+    if (!this.#settled) return false;
+    const tick = performance.now();
+    if (tick - this.#confirmedAt < CHECK_EVERY_MS) return true;
+    if (!this.#unchanged(statKey(this.#path))) return false;
+    this.#confirmedAt = tick;
+    return true;
+  }
+
+  /** Whether `key` is the stat last compared, and that stat vouches for the bytes. */
+  #unchanged(key: StatKey | undefined): boolean {
+    const known = this.#known;
+    return key !== undefined && known !== undefined &&
+      sameStat(known.key, key) &&
+      known.changedAt < known.checkedAt - known.racyMs;
+  }
+
   async #check(): Promise<void> {
     const now = Date.now();
-    let stat: Deno.FileInfo | undefined;
-    try {
-      // Sync: ~4 µs on a decision's path, where an async stat's trip
-      // through the thread pool costs ~20 µs.
-      stat = Deno.statSync(this.#path);
-    } catch {
-      // Missing or unreadable: the watcher's read reports it.
-    }
-    const key = stat === undefined ? undefined : [
-      stat.dev,
-      stat.ino,
-      stat.size,
-      stat.mtime?.getTime(),
-      stat.ctime?.getTime(),
-    ].join(":");
-    const known = this.#known;
-    if (
-      key !== undefined && known?.key === key &&
-      known.changedAt < known.checkedAt - known.racyMs
-    ) {
-      return;
-    }
+    const key = statKey(this.#path);
+    if (this.#unchanged(key)) return;
     // Read after the stat, so what is compared is at least as new as what
     // it saw. Equal bytes: the value is the file (a touch, a save of the
     // same text, a reload the watcher already made).
     if (
-      stat === undefined || digestOf(this.#path, stat) !== this.#watcher.hash
+      key === undefined || digestOf(this.#path, key) !== this.#watcher.hash
     ) {
       await this.#watcher.reload();
     }
     this.#known = key === undefined ? undefined : {
       key,
-      changedAt: Math.max(
-        stat?.mtime?.getTime() ?? now,
-        stat?.ctime?.getTime() ?? now,
-      ),
+      changedAt: Math.max(key.mtime ?? now, key.ctime ?? now),
       checkedAt: now,
-      racyMs: (stat?.mtime?.getTime() ?? 0) % 1000 === 0
-        ? RACY_MS
-        : RACY_FINE_MS,
+      racyMs: (key.mtime ?? 0) % 1000 === 0 ? RACY_MS : RACY_FINE_MS,
     };
   }
 }
 
+/**
+ * What a stat says of a file's identity: device, inode, size, mtime and
+ * ctime (ms), and whether it is a file.
+ */
+interface StatKey {
+  dev: number;
+  ino: number | null;
+  size: number;
+  mtime: number | undefined;
+  ctime: number | undefined;
+  isFile: boolean;
+}
+
+/** The file's {@linkcode StatKey}; `undefined` when it is missing or unreadable. */
+function statKey(path: string): StatKey | undefined {
+  let stat: Deno.FileInfo;
+  try {
+    // Sync: ~4 µs on a decision's path, where an async stat's trip
+    // through the thread pool costs ~20 µs.
+    stat = Deno.statSync(path);
+  } catch {
+    // Missing or unreadable: the watcher's read reports it.
+    return undefined;
+  }
+  return {
+    dev: stat.dev,
+    ino: stat.ino,
+    size: stat.size,
+    mtime: stat.mtime?.getTime(),
+    ctime: stat.ctime?.getTime(),
+    isFile: stat.isFile,
+  };
+}
+
+function sameStat(a: StatKey, b: StatKey): boolean {
+  return a.dev === b.dev && a.ino === b.ino && a.size === b.size &&
+    a.mtime === b.mtime && a.ctime === b.ctime && a.isFile === b.isFile;
+}
+
 /** The hex SHA-256 of a small file's bytes, as configreload hashes them; undefined for a large or unreadable one. */
-function digestOf(path: string, stat: Deno.FileInfo): string | undefined {
+function digestOf(path: string, stat: StatKey): string | undefined {
   if (!stat.isFile || stat.size > COMPARED_BYTES) return undefined;
   try {
     return sha256HexSync(Deno.readFileSync(path));

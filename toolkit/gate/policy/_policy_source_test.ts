@@ -342,3 +342,39 @@ Deno.test("watchPolicy() fresh(): calls within the bound share one check and wai
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("watchPolicy() freshNow() answers without a wait only what fresh() would: never the policy before a save the bound before", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/p.yaml`;
+  await Deno.writeTextFile(path, "unprobed: allow\n");
+  const source = await watchPolicy(path, {
+    unprobed: "ask",
+    tools: new Map(),
+    log: () => {},
+    // The watcher alone would not read the file within this test.
+    debounceMs: 60_000,
+  });
+  try {
+    // A stat vouches for the bytes once the file is older than the racy
+    // window (50 ms with fine mtimes, 2 s with whole seconds).
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    assert.equal((await source.fresh()).unprobed, "allow");
+    await pastTheBound();
+    assert.equal(source.freshNow?.()?.unprobed, "allow");
+    // Saved in place, the same size: the stat differs, so freshNow()
+    // leaves the call to fresh(), which reads the save.
+    await Deno.writeTextFile(path, "unprobed: deny \n");
+    await pastTheBound();
+    assert.equal(source.freshNow?.(), undefined);
+    assert.equal((await source.fresh()).unprobed, "deny");
+    // From now on the save's policy, or a wait (the save is racy still).
+    for (let i = 0; i < 3; i++) {
+      await pastTheBound();
+      assert.notEqual(source.freshNow?.()?.unprobed, "allow");
+      assert.equal((await source.fresh()).unprobed, "deny");
+    }
+  } finally {
+    await source.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

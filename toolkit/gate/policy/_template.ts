@@ -217,6 +217,43 @@ interface Filled {
 }
 
 function fillOne(template: Template, args: Record<string, unknown>): Filled[] {
+  return fillPlain(template, args) ?? fillRows(template, args);
+}
+
+/**
+ * {@linkcode fillRows}'s one target when every placeholder is one key whose
+ * value is a string (`x-echo:{text}`, `write:{path}`), without its rows;
+ * `undefined` for any other template or value, which fillRows() fills or
+ * refuses. A call runs this, its code alone, on every templated call.
+ */
+function fillPlain(
+  template: Template,
+  args: Record<string, unknown>,
+): Filled[] | undefined {
+  let text = "";
+  let argument = "";
+  let placeholders = 0;
+  for (const part of template.parts) {
+    if (typeof part === "string") {
+      text += part;
+      continue;
+    }
+    if (part.steps.length !== 1 || part.steps[0].each) return undefined;
+    const { key } = part.steps[0];
+    const value = Object.hasOwn(args, key) ? args[key] : undefined;
+    if (typeof value !== "string") return undefined;
+    text += value;
+    if (argument === "") argument = key;
+    placeholders++;
+  }
+  return [
+    placeholders === 0
+      ? { text, argument }
+      : { text, argument, whole: undefined },
+  ];
+}
+
+function fillRows(template: Template, args: Record<string, unknown>): Filled[] {
   // The single [] placeholder, if any, multiplies the target.
   let rows: Filled[] = [{ text: "", argument: "" }];
   const wholeExec = template.kind === "exec";

@@ -256,3 +256,31 @@ Deno.test("fillTemplates() refuses a path with too many equivalent spellings to 
     /^path: ".*" reaches more than 64 files through names spelled in other Unicode forms/,
   );
 });
+
+Deno.test("fillTemplates() fills a template of plain keys as any other: every value a string, or refused by name", async () => {
+  assert.deepEqual(
+    await fill(["x-kv:{key}={value?}"], { key: "a*", value: "b" }),
+    ["x-kv:a\\*=b"],
+  );
+  // An optional key left out takes its target with it.
+  assert.match(
+    await problem(["x-kv:{key}.{value?}"], { key: "a" }),
+    /empty list/,
+  );
+  // A missing key, an inherited one and a value of another type go the
+  // general way and are refused as there.
+  assert.match(
+    await problem(["write:{path}"], { path: 3 }),
+    /^path: expected a string, got number/,
+  );
+  assert.match(await problem(["x-t:{toString}"], {}), /^toString: missing/);
+  assert.match(
+    await problem(["x-kv:{key}={value}"], { key: "a", value: null }),
+    /^value: missing/,
+  );
+  // The argument a refusal names is the first placeholder's.
+  assert.match(
+    await problem(["write:{dir}/{name}"], { dir: "..", name: "x" }),
+    /^dir: .*leaves the root/,
+  );
+});
