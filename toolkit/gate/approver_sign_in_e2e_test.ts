@@ -190,15 +190,21 @@ approvers: { groups: [security] }
 }
 
 /** A session of `token`'s caller whose host takes only URL elicitations; the first is kept. */
-async function urlHost(url: URL, token: Promise<string>) {
+async function urlHost(
+  url: URL,
+  token: Promise<string>,
+  capabilities: Message = { elicitation: { url: {} } },
+) {
   const client = new Client({ name: "sign-in-test", version: "1.0.0" }, {
-    capabilities: { elicitation: { url: {} } },
+    capabilities,
   });
   const asked = Promise.withResolvers<Message>();
-  client.setRequestHandler(ElicitRequestSchema, (request: Message) => {
-    asked.resolve(request.params);
-    return { action: "accept" } as never;
-  });
+  if (capabilities.elicitation !== undefined) {
+    client.setRequestHandler(ElicitRequestSchema, (request: Message) => {
+      asked.resolve(request.params);
+      return { action: "accept" } as never;
+    });
+  }
   await client.connect(
     new StreamableHTTPClientTransport(url, {
       requestInit: { headers: { authorization: `Bearer ${await token}` } },
@@ -389,4 +395,47 @@ Deno.test("a gate with a public resource URL sends hosts and approvers there", a
   assert.match(start.headers.get("set-cookie") ?? "", /; Secure/);
   await host.client.close();
   await calling;
+});
+
+Deno.test("an approval for one caller's call does not let another caller's retry run", async () => {
+  await using as = await authorizationServer();
+  as.state.groups = ["security"];
+  await using gate = await gateWithSignIn(as.issuer, as.jwks);
+  const resource = new URL("/mcp", gate.url).href;
+  const call = {
+    name: "probed",
+    arguments: { patterns: ["write:notes/g.md"] },
+  };
+  const refused = async (sub: string) => {
+    await using host = await urlHost(gate.url, as.token(sub, resource), {});
+    const error = await host.client.callTool(call).then(
+      () => assert.fail(`${sub}'s call ran`),
+      (error: Message) => error,
+    );
+    assert.equal(error.code, -32042, error.message);
+    return error.data.elicitations[0].url as string;
+  };
+  const page = await refused("alice");
+  const jar = new Jar();
+  const html = await (await browse(page, jar)).text();
+  const csrf = html.match(/name="csrf" value="([^"]+)"/)?.[1];
+  assert.ok(csrf, html);
+  const decided = await fetch(page, {
+    method: "POST",
+    redirect: "manual",
+    headers: {
+      cookie: jar.header(),
+      origin: new URL(page).origin,
+      "content-type": "application/x-www-form-urlencoded",
+    },
+    body: new URLSearchParams({ csrf, decision: "approve" }),
+  });
+  await decided.body?.cancel();
+  assert.equal(decided.status, 303);
+  // Mallory's same call is hers, not alice's: asked on a page of its own.
+  assert.notEqual(await refused("mallory"), page);
+  // Alice's retry, in a new session, runs on her approval.
+  await using alice = await urlHost(gate.url, as.token("alice", resource), {});
+  const result = await alice.client.callTool(call) as Message;
+  assert.equal(result.isError, undefined, JSON.stringify(result));
 });
