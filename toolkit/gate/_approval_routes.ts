@@ -10,7 +10,13 @@
 // (`StartGateOptions.approvers`) every viewer is unknown and the page
 // answers 401: nobody can approve, and asked calls end at their expiry.
 
-import { ApprovalBoard, type Asker } from "./approvals/_board.ts";
+import {
+  ApprovalBoard,
+  type ApprovalStore,
+  type Asker,
+} from "./approvals/_board.ts";
+import { RedisApprovalStore } from "./approvals/_redis_store.ts";
+import { openLink } from "../redis/_link.ts";
 import { approvalPage, type Viewer } from "./approvals/_page.ts";
 import type { PolicySource } from "./policy/_policy_source.ts";
 import { authOptionsOf } from "./policy/_auth.ts";
@@ -45,6 +51,99 @@ export interface ApprovalServiceOptions {
   enabled?: () => boolean;
   /** The sign-in against the gate's issuer; `identity.identify` reads its cookie when absent. */
   signIn?: ApproverSignIn;
+  /** Where approvals live. @default {new MemoryApprovalStore()} */
+  store?: ApprovalStore;
+  /** The keys of form tokens and call keys: the same on every instance of one board. @default {random ones} */
+  keys?: ApprovalKeys;
+}
+
+/** The keys an HTTP gate's approvals use, each 32 bytes. */
+export interface ApprovalKeys {
+  /** The page's form tokens. */
+  form: Uint8Array;
+  /** The calls' keys on the board. */
+  call: Uint8Array;
+  /** The approvers' sign-in cookies. */
+  signIn: Uint8Array;
+}
+
+/**
+ * The keys derived from `secret` (HMAC-SHA256 of each key's name), so that
+ * instances sharing a secret share every key; random ones without it.
+ */
+export async function approvalKeys(
+  secret?: Uint8Array<ArrayBuffer>,
+): Promise<ApprovalKeys> {
+  const base = secret ?? crypto.getRandomValues(new Uint8Array(32));
+  const key = await crypto.subtle.importKey(
+    "raw",
+    base,
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const derive = async (name: string) =>
+    new Uint8Array(
+      await crypto.subtle.sign(
+        "HMAC",
+        key,
+        new TextEncoder().encode(`forge-gate approvals ${name}`),
+      ),
+    );
+  return {
+    form: await derive("form"),
+    call: await derive("call"),
+    signIn: await derive("sign-in"),
+  };
+}
+
+/** The Redis key of the secret the instances sharing a board share. */
+const SECRET_KEY = "forge-gate:approvals-secret";
+const SHARED_SECRET = `redis.call('SET', KEYS[1], ARGV[1], 'NX')
+return redis.call('GET', KEYS[1])`;
+
+/**
+ * Approvals in Redis at `url`, shared by every gate instance using it: the
+ * store, and the secret their keys derive from, made by the first instance
+ * and read by the others (whoever can read Redis can decide approvals
+ * anyway).
+ */
+export async function redisApprovals(
+  url: string,
+  onError: (message: string) => void,
+): Promise<{ store: RedisApprovalStore; secret: Uint8Array<ArrayBuffer> }> {
+  if (typeof url !== "string" || !/^rediss?:\/\//.test(url)) {
+    throw new TypeError(
+      `Cannot keep approvals in Redis: expected a redis:// or rediss:// URL, got ${
+        JSON.stringify(url)
+      }`,
+    );
+  }
+  const link = await openLink(url, {
+    timeoutMs: 1_000,
+    connectTimeoutMs: 5_000,
+    onError,
+  });
+  try {
+    const fresh = crypto.getRandomValues(new Uint8Array(32));
+    const stored = await link.eval(SHARED_SECRET, [SECRET_KEY], [
+      btoa(String.fromCharCode(...fresh)),
+    ]);
+    const secret = Uint8Array.from(
+      atob(String(stored)),
+      (c) => c.charCodeAt(0),
+    );
+    if (secret.length < 32) {
+      throw new Error(`${SECRET_KEY} holds fewer than 32 bytes`);
+    }
+    return {
+      store: new RedisApprovalStore(link, { onError, ownsLink: true }),
+      secret,
+    };
+  } catch (error) {
+    await link.close();
+    throw error;
+  }
 }
 
 /** The path prefix of the page. */
@@ -61,12 +160,15 @@ export class ApprovalService {
   #key: Promise<CryptoKey>;
 
   constructor(options: ApprovalServiceOptions = {}) {
-    this.board = new ApprovalBoard({ ttlMs: options.ttlMs });
+    this.board = new ApprovalBoard({
+      ttlMs: options.ttlMs,
+      ...(options.store === undefined ? {} : { store: options.store }),
+    });
     const identity = options.identity;
     const signIn = options.signIn;
     this.enabled = options.enabled ?? (() => identity !== undefined);
-    // Form tokens and call keys are this process's: one instance, one board.
-    const secret = crypto.getRandomValues(new Uint8Array(32));
+    // The same keys on every instance that shares the board (Redis).
+    const keys = options.keys;
     const page = approvalPage({
       board: this.board,
       identify: identity?.identify ??
@@ -74,7 +176,7 @@ export class ApprovalService {
           ? () => Promise.resolve(undefined)
           : (request) => signIn.identify(request)),
       isApprover: identity?.isApprover ?? (() => false),
-      key: secret,
+      key: keys?.form ?? crypto.getRandomValues(new Uint8Array(32)),
       ...(signIn === undefined
         ? {}
         : { signIn: (request: Request) => signIn.redirect(request) }),
@@ -85,7 +187,7 @@ export class ApprovalService {
         : page(request);
     this.#key = crypto.subtle.importKey(
       "raw",
-      crypto.getRandomValues(new Uint8Array(32)),
+      new Uint8Array(keys?.call ?? crypto.getRandomValues(new Uint8Array(32))),
       { name: "HMAC", hash: "SHA-256" },
       false,
       ["sign"],
@@ -152,10 +254,12 @@ export class ApprovalService {
  */
 export function approvalService(
   source: PolicySource,
-  { identify, ttlMs, signIn }: {
+  { identify, ttlMs, signIn, store, keys }: {
     identify: ApproverIdentity["identify"] | undefined;
     ttlMs: number;
     signIn?: ApproverSignIn;
+    store?: ApprovalStore;
+    keys?: ApprovalKeys;
   },
 ): ApprovalService {
   const viewer = identify ??
@@ -179,6 +283,8 @@ export function approvalService(
     },
     ttlMs: Math.min(Math.max(1, Math.round(ttlMs)), MAX_TTL_MS),
     ...(signIn === undefined ? {} : { signIn }),
+    ...(store === undefined ? {} : { store }),
+    ...(keys === undefined ? {} : { keys }),
   });
 }
 
@@ -189,10 +295,12 @@ export function approvalService(
  */
 export async function approverSignIn(
   source: PolicySource,
-  { client, policyFile, origin }: {
+  { client, policyFile, origin, key }: {
     client: ApproverClient | undefined;
     policyFile: string | undefined;
     origin: () => string;
+    /** The cookies' key: the same on every instance. */
+    key?: Uint8Array;
   },
 ): Promise<ApproverSignIn | undefined> {
   const auth = source.current().file?.auth;
@@ -205,6 +313,7 @@ export async function approverSignIn(
     audience: () => auth.resource ?? `${origin()}/mcp`,
     client,
     origin,
+    ...(key === undefined ? {} : { key }),
   });
 }
 

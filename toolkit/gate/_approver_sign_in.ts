@@ -37,6 +37,8 @@ export interface ApproverSignInOptions {
   origin: () => string;
   /** The clock, in milliseconds since the epoch. */
   now?: () => number;
+  /** The cookies' HMAC key, the same on every instance. @default {a random one} */
+  key?: Uint8Array;
 }
 
 /** The path of the sign-in. */
@@ -107,7 +109,7 @@ export class ApproverSignIn {
     this.#verify = jwtVerifier(options.jwks, 10 * 60_000);
     this.#key = crypto.subtle.importKey(
       "raw",
-      crypto.getRandomValues(new Uint8Array(32)),
+      new Uint8Array(options.key ?? crypto.getRandomValues(new Uint8Array(32))),
       { name: "HMAC", hash: "SHA-256" },
       false,
       ["sign", "verify"],

@@ -25,11 +25,13 @@ import type { GateTelemetry } from "./_telemetry.ts";
 import { isLoopback, parseListen } from "./policy/_listen.ts";
 import { type Caller, serveGate } from "./_http_gate.ts";
 import {
+  approvalKeys,
   APPROVALS_PREFIX,
   approvalService,
   approverSignIn,
   type CallerApprovals,
   callerApprovals,
+  redisApprovals,
 } from "./_approval_routes.ts";
 import type { MessageTransport } from "../jsonrpc/_message_channel.ts";
 import { authOptionsOf } from "./policy/_auth.ts";
@@ -230,6 +232,17 @@ export interface GateOptions {
    * @default {undefined}
    */
   approverClient?: { id: string; secret?: string };
+  /**
+   * With `listen`: keep the approvals of the approval page in Redis
+   * (`redis://` or `rediss://`), so that gate instances using the same
+   * Redis share them: an approval given on one instance's page releases a
+   * call held by another, and a host's retry runs on any of them. The
+   * instances share the keys of the page's forms, the calls and the
+   * sign-in's cookies too (a secret the first of them leaves in Redis).
+   *
+   * @default {in memory}
+   */
+  redis?: string;
   /**
    * With `listen`: who is looking at the approval page, `/approvals/<id>`
    * (their subject and groups, which the policy's `approvers:` decides
@@ -591,10 +604,21 @@ export async function startGate(
       remember: shared.remember,
     });
   };
+  if (options.redis !== undefined && listen === undefined) {
+    await closeShared();
+    throw new TypeError(
+      "Cannot start the gate: redis keeps the approval page's approvals, which only a gate served over HTTP has: expected listen (--http) too",
+    );
+  }
   if (listen !== undefined) {
+    let redis: Awaited<ReturnType<typeof redisApprovals>> | undefined;
     try {
-      // One board for every session, its page beside /mcp, and the
-      // approvers' sign-in with auth:'s issuer.
+      // One board for every session (in Redis, for every instance), its
+      // page beside /mcp, and the approvers' sign-in with auth:'s issuer.
+      if (options.redis !== undefined) {
+        redis = await redisApprovals(options.redis, log);
+      }
+      const keys = await approvalKeys(redis?.secret);
       let origin = () => "";
       const approvals = approvalService(source, {
         identify: options.identifyViewer,
@@ -605,7 +629,10 @@ export async function startGate(
             ? options.policy
             : undefined,
           origin: () => origin(),
+          key: keys.signIn,
         }),
+        keys,
+        ...(redis === undefined ? {} : { store: redis.store }),
       });
       origin = () => approvals.origin();
       const gate = serveGate({
@@ -621,7 +648,10 @@ export async function startGate(
             { close: false, remember: !caller.shared },
             auth === undefined ? undefined : caller,
           ),
-        closeShared,
+        closeShared: async () => {
+          await closeShared();
+          await redis?.store.close();
+        },
         ...(oauth === undefined || auth === undefined ? {} : {
           oauth,
           ...(auth.resource === undefined
@@ -643,6 +673,7 @@ export async function startGate(
       return gate;
     } catch (error) {
       await closeShared();
+      await redis?.store.close();
       throw error;
     }
   }

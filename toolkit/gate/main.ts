@@ -65,6 +65,7 @@ async function main(args: readonly string[]): Promise<number> {
       headers: line.headers,
       ...(line.sandbox ? { sandbox: true } : {}),
       ...(line.http === undefined ? {} : { listen: line.http }),
+      ...(line.redis === undefined ? {} : { redis: line.redis }),
       ...approverClient(),
     });
   } catch (error) {
