@@ -27,11 +27,12 @@ function identifyViewer(request: Request) {
   return Promise.resolve(sub === null ? undefined : { sub });
 }
 
-async function instance(redis: string, dir: string) {
+/** A gate instance; Redis named by `redis`, or by the policy file without it. */
+async function instance(redis: string | undefined, dir: string) {
   const gate = await startGate(FAKE_COMMAND, {
     policy: `${dir}/gate.yaml`,
     listen: "127.0.0.1:0",
-    redis,
+    ...(redis === undefined ? {} : { redis }),
     identifyViewer,
     log: () => {},
   });
@@ -135,9 +136,13 @@ Deno.test({
     await using redis = await startRedis();
     const dir = await Deno.makeTempDir();
     try {
-      await Deno.writeTextFile(`${dir}/gate.yaml`, POLICY);
-      await using a = await instance(redis.url, dir);
-      await using b = await instance(redis.url, dir);
+      // Redis named by the policy file's redis:, not by the option.
+      await Deno.writeTextFile(
+        `${dir}/gate.yaml`,
+        `${POLICY}redis: "${redis.url}"\n`,
+      );
+      await using a = await instance(undefined, dir);
+      await using b = await instance(undefined, dir);
       await using host = await session(a.url, {});
       const call = {
         name: "probed",

@@ -240,7 +240,7 @@ export interface GateOptions {
    * instances share the keys of the page's forms, the calls and the
    * sign-in's cookies too (a secret the first of them leaves in Redis).
    *
-   * @default {in memory}
+   * @default {the policy file's `redis`, else in memory}
    */
   redis?: string;
   /**
@@ -604,7 +604,9 @@ export async function startGate(
       remember: shared.remember,
     });
   };
-  if (options.redis !== undefined && listen === undefined) {
+  // The command line's --redis, or the policy file's redis:, read once.
+  const redisUrl = options.redis ?? source.current().file?.redis;
+  if (redisUrl !== undefined && listen === undefined) {
     await closeShared();
     throw new TypeError(
       "Cannot start the gate: redis keeps the approval page's approvals, which only a gate served over HTTP has: expected listen (--http) too",
@@ -615,8 +617,8 @@ export async function startGate(
     try {
       // One board for every session (in Redis, for every instance), its
       // page beside /mcp, and the approvers' sign-in with auth:'s issuer.
-      if (options.redis !== undefined) {
-        redis = await redisApprovals(options.redis, log);
+      if (redisUrl !== undefined) {
+        redis = await redisApprovals(redisUrl, log);
       }
       const keys = await approvalKeys(redis?.secret);
       let origin = () => "";
