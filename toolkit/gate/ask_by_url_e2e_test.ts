@@ -428,4 +428,13 @@ servers:
     l.server === "one" && l.outcome === "approved"
   );
   assert.equal(line?.approver, "bob");
+  // A URL-only host's call of a member is held, and completed, alike.
+  await using urls = await session(gate.url, { elicitation: { url: {} } });
+  const calling = urls.call(["write:notes/h.md"], "two_probed");
+  const asked = await askedBefore(urls.asked, calling);
+  assert.match(asked.message, /^Server "two": /);
+  assert.equal((await decide(asked.url, "bob", "approve")).status, 303);
+  const held = await calling;
+  assert.equal(held.isError, undefined, textOf(held));
+  assert.equal(await urls.completed, asked.elicitationId);
 });
