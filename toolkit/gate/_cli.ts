@@ -2,7 +2,7 @@
 //   gate --policy FILE [--audit FILE [--audit-anchor FILE]]
 //        [--unprobed allow|ask|deny]
 //        [--pins FILE] [--new-tools allow|ask|deny] [--sandbox]
-//        [--http HOST:PORT]
+//        [--http HOST:PORT [--redis URL]]
 //        [-- COMMAND [ARGS...] | --url URL [--header 'Name: value']...]
 //   (neither for a policy that names its servers)
 
@@ -48,6 +48,8 @@ Options:
   --http HOST:PORT   serve Streamable HTTP at http://HOST:PORT/mcp instead of
                      stdio, a gate (and a server) per session (the policy
                      file's listen: says so too); HOST must be loopback
+  --redis URL        with --http: keep the approval page's approvals in Redis
+                     (redis:// or rediss://), shared by the instances using it
   --sandbox          run COMMAND in a fence derived from the policy (bubblewrap,
                      Linux), as the policy file's sandbox: true does; the
                      sandbox subcommand prints that fence
@@ -80,6 +82,8 @@ export type GateCommandLine =
     sandbox?: true;
     /** `--http HOST:PORT`: serve Streamable HTTP there; absent without it. */
     http?: string;
+    /** `--redis URL`: the approvals in Redis there; absent without it. */
+    redis?: string;
   };
 
 /** A command line that cannot be run; the message says what was wrong. */
@@ -100,6 +104,7 @@ const VALUE_FLAGS = [
   "--url",
   "--header",
   "--http",
+  "--redis",
 ] as const;
 type Flag = (typeof VALUE_FLAGS)[number];
 
@@ -175,6 +180,14 @@ export function parseCommandLine(args: readonly string[]): GateCommandLine {
       }: expected HOST:PORT (such as 127.0.0.1:8080; port 0 picks a free one)`,
     );
   }
+  const redis = values["--redis"];
+  if (redis !== undefined && !/^rediss?:\/\/./.test(redis)) {
+    throw new UsageError(
+      `Invalid --redis: ${
+        JSON.stringify(redis)
+      }: expected a redis:// or rediss:// URL`,
+    );
+  }
   if (
     values["--audit-anchor"] !== undefined && values["--audit"] === undefined
   ) {
@@ -195,6 +208,7 @@ export function parseCommandLine(args: readonly string[]): GateCommandLine {
     headers,
     ...(sandbox ? { sandbox: true as const } : {}),
     ...(http === undefined ? {} : { http }),
+    ...(redis === undefined ? {} : { redis }),
   };
 }
 

@@ -149,3 +149,27 @@ Deno.test("parseCommandLine() reads --http HOST:PORT and refuses another shape",
     );
   }
 });
+
+Deno.test("parseCommandLine() reads --redis URL and refuses another scheme", () => {
+  const line = parseCommandLine([
+    "--policy",
+    "p.yaml",
+    "--http",
+    "127.0.0.1:0",
+    "--redis",
+    "redis://127.0.0.1:6379",
+    "--",
+    "srv",
+  ]);
+  assert.equal(line.help === false && line.redis, "redis://127.0.0.1:6379");
+  for (const bad of ["127.0.0.1:6379", "http://r:6379", "redis://"]) {
+    assert.throws(
+      () => parseCommandLine(["--policy", "p", "--redis", bad, "--", "s"]),
+      (error) =>
+        error instanceof UsageError &&
+        error.message.includes("Invalid --redis") &&
+        error.message.includes("redis:// or rediss://"),
+      bad,
+    );
+  }
+});

@@ -63,3 +63,11 @@ export function refusal(
   if (isStateless(era)) result.resultType = "complete";
   return result;
 }
+
+/** Whether client capabilities let the gate send the user to a URL: `elicitation: { url: {} }`. */
+export function asksUrls(capabilities: unknown): boolean {
+  const elicitation = isRecord(capabilities)
+    ? capabilities.elicitation
+    : undefined;
+  return isRecord(elicitation) && isRecord(elicitation.url);
+}

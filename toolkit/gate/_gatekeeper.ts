@@ -38,6 +38,7 @@ import {
 } from "./policy/_flows.ts";
 import {
   asksForms,
+  asksUrls,
   eraCapabilities,
   eraMeta,
   isStateless,
@@ -63,6 +64,14 @@ import {
 import type { HostRequest, Relay } from "./_relay.ts";
 import { recordedPatterns } from "./policy/_redact.ts";
 import type { ToolList } from "./pins/_tool_list.ts";
+import type { CallerApprovals } from "./_approval_routes.ts";
+import {
+  elicitationComplete,
+  type PageApproval,
+  pageMessage,
+  urlElicitation,
+  urlRequired,
+} from "./_ask_by_url.ts";
 
 /** What a {@linkcode Gatekeeper} decides with. */
 export interface GatekeeperOptions {
@@ -89,6 +98,11 @@ export interface GatekeeperOptions {
   remember?: boolean;
   /** The server's name and prefix in an aggregate, which questions and refusals name. */
   server?: { name: string; prefix: string };
+  /**
+   * The approval page of a gate served over HTTP: a host that cannot be
+   * asked with a form is sent there (_ask_by_url.ts).
+   */
+  approvals?: CallerApprovals;
 }
 
 /** How far the decision on one call got: what a cancellation audits. */
@@ -138,6 +152,8 @@ export class Gatekeeper {
   #audit: AuditSink | undefined;
   #log: (line: string) => void;
   #hostCanElicit = false;
+  #hostTakesUrls = false;
+  #approvals: CallerApprovals | undefined;
   #rounds: ApprovalRounds;
   #pins: Pins | undefined;
   // In memory, for this gate's life: its one host's session (a 2026-07-28
@@ -161,11 +177,13 @@ export class Gatekeeper {
     this.#flows = options.flows ?? new FlowSession();
     this.#server = options.server;
     this.#remembers = options.remember ?? true;
+    this.#approvals = options.approvals;
   }
 
   /** Reads the capabilities of a host's `initialize`: can it be asked? */
   hostInitialized(params: Record<string, unknown> | undefined): void {
     this.#hostCanElicit = asksForms(params?.capabilities);
+    this.#hostTakesUrls = asksUrls(params?.capabilities);
   }
 
   /** Decides a host's `tools/call` and answers or forwards it. */
@@ -601,6 +619,14 @@ export class Gatekeeper {
     const canAsk = stateless
       ? asksForms(eraCapabilities(c.era))
       : this.#hostCanElicit;
+    if (!canAsk && this.#approvals?.service.enabled() === true) {
+      // Sent to the gate's page: held while a session's host that takes
+      // URLs shows it, refused with its URL for any other to call again.
+      await this.#askByUrl(c, decided, this.#approvals, {
+        hold: !stateless && this.#hostTakesUrls,
+      });
+      return;
+    }
     if (!canAsk) {
       await this.#refuse(c, verdict.cannotAsk, {
         line: this.#lineOf(c, verdict, "refused"),
@@ -650,6 +676,116 @@ export class Gatekeeper {
         c,
         verdict,
         action === "decline" ? "declined" : "refused",
+      ),
+    });
+  }
+
+  /**
+   * Asks on the approval page. A call approved there already for this
+   * caller (a host's retry after the URL-required error) runs, once. Any
+   * other opens an approval (or finds the one still pending) and, with
+   * `hold`, sends the host to the page and waits for the decision or the
+   * expiry; without, is refused with the URL-required error.
+   */
+  async #askByUrl(
+    c: Deciding,
+    decided: Decided,
+    approvals: CallerApprovals,
+    { hold }: { hold: boolean },
+  ): Promise<void> {
+    const { verdict } = decided;
+    const { service, asker, caller } = approvals;
+    const board = service.board;
+    const shown = this.#recorded(c.name, verdict.patterns);
+    const server = this.#server?.name;
+    const key = await this.#pending.withCancel(
+      c.call,
+      service.callKey(caller, { server, tool: c.name, patterns: shown }),
+    );
+    const found = await this.#pending.withCancel(c.call, board.find(key));
+    if (found?.state === "approved" && !found.redeemed) {
+      if (await board.redeem(found.id)) {
+        await this.#forward(c, decided, {
+          outcome: "approved",
+          extra: { approver: found.decidedBy },
+        });
+        return;
+      }
+    }
+    let page: PageApproval;
+    if (found?.state === "pending") {
+      page = { id: found.id, url: service.pageUrl(`/approvals/${found.id}`) };
+    } else {
+      const opened = await this.#pending.withCancel(
+        c.call,
+        board.open({
+          ...(server === undefined ? {} : { server }),
+          tool: c.name,
+          patterns: shown,
+          askedBy: asker,
+          call: key,
+        }),
+      );
+      page = { id: opened.id, url: service.pageUrl(opened.path) };
+    }
+    const message = this.#named(pageMessage(c.name, shown));
+    if (!hold) {
+      c.progress.recorded = true;
+      this.#record(this.#lineOf(c, verdict, "refused"), c.started);
+      this.#relay.answerHost(c.message.id, {
+        error: urlRequired(page, message),
+      });
+      return;
+    }
+    const answer = await this.#pending.requestHost(
+      c.call,
+      "elicitation/create",
+      urlElicitation(page, message),
+    );
+    const action = "result" in answer ? answer.result.action : "error";
+    if (action !== "accept") {
+      await this.#refuse(c, verdict.declined(String(action)), {
+        line: this.#lineOf(
+          c,
+          verdict,
+          action === "decline" ? "declined" : "refused",
+        ),
+      });
+      return;
+    }
+    // Held until an approver decides or the approval expires; a host that
+    // cancels the call ends the wait.
+    const stop = new AbortController();
+    let outcome;
+    try {
+      outcome = await this.#pending.withCancel(
+        c.call,
+        board.wait(page.id, stop.signal),
+      );
+    } finally {
+      stop.abort();
+    }
+    this.#relay.toHost(elicitationComplete(page.id));
+    const approval = await board.get(page.id);
+    const approver = approval?.decidedBy;
+    if (outcome === "approved" && await board.redeem(page.id)) {
+      await this.#forward(c, decided, {
+        outcome: "approved",
+        extra: { approver },
+      });
+      return;
+    }
+    const why = outcome === "denied"
+      ? `An approver (${approver}) denied this call of ${c.name} on the gate's page.`
+      : outcome === "expired"
+      ? `Nobody approved this call of ${c.name} on the gate's page before its approval expired.`
+      : `The approval of this call of ${c.name} was spent on another call.`;
+    await this.#refuse(c, `${why} Nothing was run.`, {
+      line: this.#lineOf(
+        c,
+        verdict,
+        outcome === "denied" ? "declined" : "refused",
+        approver === undefined ? {} : { approver },
       ),
     });
   }
@@ -778,8 +914,17 @@ export class Gatekeeper {
         : { ...fields, server: this.#server.name },
     );
     const elapsedMs = Math.round((performance.now() - started) * 1000) / 1000;
-    const { tool, decision, outcome, rule, unlisted, remember, flow, since } =
-      fields;
+    const {
+      tool,
+      decision,
+      outcome,
+      rule,
+      unlisted,
+      remember,
+      flow,
+      since,
+      approver,
+    } = fields;
     if (this.#audit === undefined) return Promise.resolve();
     return this.#audit.write({
       time: new Date().toISOString(),
@@ -792,6 +937,7 @@ export class Gatekeeper {
       ...(remember ? { remember } : {}),
       ...(flow === undefined ? {} : { flow }),
       ...(since === undefined ? {} : { since }),
+      ...(approver === undefined ? {} : { approver }),
       elapsedMs,
     });
   }

@@ -80,6 +80,11 @@ export interface HttpGateOptions {
   allowedHosts?: readonly string[];
   /** Checks each request past its token and body limit (the scopes of a call). */
   check?: HttpLayer;
+  /** Pages served beside /mcp (the approval page). */
+  pages?: {
+    prefix: string;
+    handler: (request: Request) => Promise<Response>;
+  };
 }
 
 /** A gate serving HTTP: the `Gate` that `startGate()` returns with `listen`. */
@@ -105,6 +110,7 @@ export function serveGate(options: HttpGateOptions): HttpGate {
     eventHistory: EVENT_HISTORY,
     retryMs: RETRY_MS,
     onListen: (url: URL) => options.log(`listening on ${url}`),
+    ...(options.pages === undefined ? {} : { pages: options.pages }),
     ...(options.oauth === undefined ? {} : { oauth: options.oauth }),
     ...(options.allowedHosts === undefined
       ? {}

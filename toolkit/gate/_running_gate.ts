@@ -7,6 +7,7 @@ import { RPC_ERROR } from "../jsonrpc/mod.ts";
 import { ApprovalRounds } from "./_approval_round.ts";
 import type { AuditSink } from "./audit/_audit.ts";
 import { Gatekeeper } from "./_gatekeeper.ts";
+import type { CallerApprovals } from "./_approval_routes.ts";
 import { messageOf } from "./_log.ts";
 import { PendingCalls } from "./_pending_calls.ts";
 import type { Pins } from "./pins/_pins.ts";
@@ -58,6 +59,8 @@ export interface RunningGateOptions {
   remember?: boolean;
   /** The server's name and prefix in an aggregate. */
   server?: { name: string; prefix: string };
+  /** The approval page of a gate served over HTTP, for this gate's caller. */
+  approvals?: CallerApprovals;
   /**
    * Whether the host's `tools/list` leaves out the tools its policy
    * refuses whatever the arguments (_visible.ts): on for a gate made for
@@ -140,6 +143,7 @@ export class RunningGate {
       flows: options.flows,
       server: options.server,
       remember: options.remember,
+      approvals: options.approvals,
     });
     this.#closeShared = options.closeShared ?? true;
     this.#hideNeverRun = options.hideNeverRun ?? false;

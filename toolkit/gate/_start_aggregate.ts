@@ -22,6 +22,7 @@ import { expandVariables } from "./policy/_servers.ts";
 import { startServerGate } from "./_server_gate.ts";
 import type { GateTelemetry } from "./_telemetry.ts";
 import type { MessageTransport } from "../jsonrpc/_message_channel.ts";
+import type { CallerApprovals } from "./_approval_routes.ts";
 
 /** How long a server may take to answer the host's initialize before it counts as down. */
 export const START_TIMEOUT_MS = 10_000;
@@ -60,6 +61,8 @@ export interface AggregateStart {
    * it, each decides by the entry's view (serverPolicy).
    */
   caller?: { claims: CallerClaims | undefined };
+  /** The approval page of a gate served over HTTP, for this gate's caller. */
+  approvals?: CallerApprovals;
 }
 
 /**
@@ -129,6 +132,7 @@ export async function startAggregate(
             host,
             telemetry: options.telemetry,
             remember: options.remember,
+            approvals: options.approvals,
             flows,
             server: { name: server.name, prefix: server.prefix },
             closeShared: false,

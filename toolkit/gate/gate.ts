@@ -24,6 +24,15 @@ import { APPROVAL_TTL_MS } from "./_approval_round.ts";
 import type { GateTelemetry } from "./_telemetry.ts";
 import { isLoopback, parseListen } from "./policy/_listen.ts";
 import { type Caller, serveGate } from "./_http_gate.ts";
+import {
+  approvalKeys,
+  APPROVALS_PREFIX,
+  approvalService,
+  approverSignIn,
+  type CallerApprovals,
+  callerApprovals,
+  redisApprovals,
+} from "./_approval_routes.ts";
 import type { MessageTransport } from "../jsonrpc/_message_channel.ts";
 import { authOptionsOf } from "./policy/_auth.ts";
 import { callerPolicySource } from "./policy/_caller_source.ts";
@@ -213,6 +222,41 @@ export interface GateOptions {
    * @default {100}
    */
   maxSessions?: number;
+  /**
+   * With `listen` and `auth:` in the policy: the OAuth client, registered
+   * with `auth:`'s issuer, that approvers sign in to the approval page as
+   * (the authorization-code flow with PKCE; its redirect URI is the
+   * gate's `/approvals/callback`). `forge gate` reads it from
+   * `FORGE_GATE_APPROVER_CLIENT_ID` and `FORGE_GATE_APPROVER_CLIENT_SECRET`.
+   *
+   * @default {undefined}
+   */
+  approverClient?: { id: string; secret?: string };
+  /**
+   * With `listen`: keep the approvals of the approval page in Redis
+   * (`redis://` or `rediss://`), so that gate instances using the same
+   * Redis share them: an approval given on one instance's page releases a
+   * call held by another, and a host's retry runs on any of them. The
+   * instances share the keys of the page's forms, the calls and the
+   * sign-in's cookies too (a secret the first of them leaves in Redis).
+   *
+   * @default {the policy file's `redis`, else in memory}
+   */
+  redis?: string;
+  /**
+   * With `listen`: who is looking at the approval page, `/approvals/<id>`
+   * (their subject and groups, which the policy's `approvers:` decides
+   * on), for a program that serves the gate behind a sign-in of its own;
+   * it replaces `approverClient`'s sign-in. Without either, nobody is
+   * signed in on the page, and hosts are not sent there.
+   *
+   * @default {undefined}
+   */
+  identifyViewer?: (
+    request: Request,
+  ) => Promise<
+    { sub: string; groups?: readonly string[]; name?: string } | undefined
+  >;
 }
 
 /**
@@ -560,21 +604,56 @@ export async function startGate(
       remember: shared.remember,
     });
   };
+  // The command line's --redis, or the policy file's redis:, read once.
+  const redisUrl = options.redis ?? source.current().file?.redis;
+  if (redisUrl !== undefined && listen === undefined) {
+    await closeShared();
+    throw new TypeError(
+      "Cannot start the gate: redis keeps the approval page's approvals, which only a gate served over HTTP has: expected listen (--http) too",
+    );
+  }
   if (listen !== undefined) {
+    let redis: Awaited<ReturnType<typeof redisApprovals>> | undefined;
     try {
-      return serveGate({
+      // One board for every session (in Redis, for every instance), its
+      // page beside /mcp, and the approvers' sign-in with auth:'s issuer.
+      if (redisUrl !== undefined) {
+        redis = await redisApprovals(redisUrl, log);
+      }
+      const keys = await approvalKeys(redis?.secret);
+      let origin = () => "";
+      const approvals = approvalService(source, {
+        identify: options.identifyViewer,
+        ttlMs: approvalTtlMs,
+        signIn: await approverSignIn(source, {
+          client: options.approverClient,
+          policyFile: typeof options.policy === "string"
+            ? options.policy
+            : undefined,
+          origin: () => origin(),
+          key: keys.signIn,
+        }),
+        keys,
+        ...(redis === undefined ? {} : { store: redis.store }),
+      });
+      origin = () => approvals.origin();
+      const gate = serveGate({
         listen,
         log,
         maxSessions: options.maxSessions,
+        pages: { prefix: APPROVALS_PREFIX, handler: approvals.handler },
         // With auth:, each session's gate is made for the verified token
         // its first message carries, and decides by that caller's view.
         open: (host, caller) =>
           open(
-            { host },
+            { host, approvals: callerApprovals(approvals, caller) },
             { close: false, remember: !caller.shared },
             auth === undefined ? undefined : caller,
           ),
-        closeShared,
+        closeShared: async () => {
+          await closeShared();
+          await redis?.store.close();
+        },
         ...(oauth === undefined || auth === undefined ? {} : {
           oauth,
           ...(auth.resource === undefined
@@ -588,8 +667,15 @@ export async function startGate(
           }),
         }),
       });
+      // Hosts and browsers reach a gate with a public name at its resource URL.
+      const resource = source.current().file?.auth?.resource;
+      approvals.listening(
+        resource === undefined ? gate.url : new URL(resource),
+      );
+      return gate;
     } catch (error) {
       await closeShared();
+      await redis?.store.close();
       throw error;
     }
   }
@@ -609,6 +695,7 @@ type HostSide = {
   readable?: ReadableStream<Uint8Array>;
   writable?: WritableStream<Uint8Array>;
   host?: MessageTransport;
+  approvals?: CallerApprovals;
 };
 
 /**

@@ -65,6 +65,8 @@ async function main(args: readonly string[]): Promise<number> {
       headers: line.headers,
       ...(line.sandbox ? { sandbox: true } : {}),
       ...(line.http === undefined ? {} : { listen: line.http }),
+      ...(line.redis === undefined ? {} : { redis: line.redis }),
+      ...approverClient(),
     });
   } catch (error) {
     console.error(
@@ -78,6 +80,23 @@ async function main(args: readonly string[]): Promise<number> {
     : ["SIGTERM", "SIGINT"];
   for (const signal of signals) Deno.addSignalListener(signal, stop);
   return await gate.finished;
+}
+
+/** The approvers' sign-in client, from the environment when it names one. */
+function approverClient(): {
+  approverClient?: { id: string; secret?: string };
+} {
+  const read = (name: string) =>
+    Deno.permissions.querySync({ name: "env", variable: name }).state ===
+        "granted"
+      ? Deno.env.get(name)
+      : undefined;
+  const id = read("FORGE_GATE_APPROVER_CLIENT_ID");
+  if (id === undefined || id === "") return {};
+  const secret = read("FORGE_GATE_APPROVER_CLIENT_SECRET");
+  return {
+    approverClient: { id, ...(secret ? { secret } : {}) },
+  };
 }
 
 if (import.meta.main) {

@@ -13,9 +13,10 @@ import type {
   SessionListener,
 } from "../jsonrpc/types.ts";
 import { createHttpHandler, type HttpOptions } from "./handler.ts";
-import { LOOPBACK_HOSTS } from "./host_guard.ts";
+import { hostGuard, LOOPBACK_HOSTS } from "./host_guard.ts";
 import { checkWholeNumber } from "../_util/whole_number.ts";
 import { withListenAddress } from "./_listen_address.ts";
+import { pathnameOf } from "./_pathname.ts";
 
 /**
  * Options for {@linkcode serveHttp} and {@linkcode streamableHttp}.
@@ -55,6 +56,17 @@ export interface ServeHttpOptions extends HttpOptions {
    * @default {undefined}
    */
   onListen?: (url: URL) => void;
+  /**
+   * Serves pages besides MCP on the same listener: a request whose path
+   * starts with `prefix` (such as `/approvals/`) goes to `handler`, behind
+   * the host guard as MCP is, and never to MCP.
+   *
+   * @default {undefined}
+   */
+  pages?: {
+    prefix: string;
+    handler: (request: Request) => Promise<Response>;
+  };
 }
 
 /**
@@ -150,10 +162,24 @@ function listenHttp(host: SessionHost, options: ServeHttpOptions): HttpServer {
     host,
     withListenAddress({ ...options, allowedHosts }, () => listener?.addr),
   );
+  const pages = options.pages;
+  const guard = options.dnsRebindingProtection === false
+    ? undefined
+    : hostGuard({ ...options, allowedHosts });
+  const serve = pages === undefined
+    ? handler
+    : (request: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => {
+      if (!pathnameOf(request.url).startsWith(pages.prefix)) {
+        return handler(request, info);
+      }
+      return guard === undefined
+        ? pages.handler(request)
+        : guard(request, pages.handler);
+    };
   try {
     listener = Deno.serve(
       { hostname, port, onListen: () => {} },
-      (request, info) => handler(request, info),
+      (request, info) => serve(request, info),
     );
   } catch (cause) {
     const reason = cause instanceof Deno.errors.AddrInUse

@@ -45,6 +45,8 @@ export interface AuditRecord {
   flow?: string;
   /** The SHA-256 of the audit line of the call that set the flow off (the `prev` of the line after it). */
   since?: string;
+  /** Who approved (or denied) the call on the gate's approval page: their subject; absent otherwise. */
+  approver?: string;
   /** Milliseconds from the host's request to the decision. */
   elapsedMs: number;
 }

@@ -70,6 +70,7 @@ const KEYS: readonly string[] = [
   "principals",
   "approvers",
   "listen",
+  "redis",
 ];
 const RECORD_CHOICES: readonly string[] = ["patterns", "digests"];
 
@@ -181,6 +182,12 @@ export interface GatePolicy {
    * not say.
    */
   readonly listen?: string;
+  /**
+   * Where a gate served over HTTP keeps its approvals
+   * (`redis: "redis://127.0.0.1:6379"`), as `--redis` does; read once at
+   * start. `undefined` when the file does not say.
+   */
+  readonly redis?: string;
 }
 
 /**
@@ -384,6 +391,18 @@ export function parseGatePolicy(value: unknown): GatePolicy {
       ["pins"],
     );
   }
+  const redis = value.redis ?? undefined;
+  if (
+    redis !== undefined &&
+    (typeof redis !== "string" || !/^rediss?:\/\/./.test(redis))
+  ) {
+    throw new GatePolicyError(
+      `expected a redis:// or rediss:// URL, got ${
+        typeof redis === "string" ? JSON.stringify(redis) : typeName(redis)
+      }`,
+      ["redis"],
+    );
+  }
   const record = value.record ?? undefined;
   const recordMap = record === undefined ? undefined : parseRecord(record);
   const sandbox = parseSandbox(value.sandbox);
@@ -434,6 +453,7 @@ export function parseGatePolicy(value: unknown): GatePolicy {
       ? {}
       : { principals: identities.principals.principals }),
     ...(listen === undefined ? {} : { listen }),
+    ...(redis === undefined ? {} : { redis }),
   });
   if (identities.principals !== undefined) {
     keepBases(file, {

@@ -64,7 +64,7 @@ Deno.test("parseGatePolicy() names each wrong field", async (t) => {
     assert.deepEqual(error.path, ["alow"]);
     assert.equal(
       error.message,
-      'alow: unknown key: expected allow, ask, deny, unprobed, tools, roots, presets, annotations, pins, record, flows, sandbox, servers, scopes, auth, principals, approvers or listen (did you mean "allow"?)',
+      'alow: unknown key: expected allow, ask, deny, unprobed, tools, roots, presets, annotations, pins, record, flows, sandbox, servers, scopes, auth, principals, approvers, listen or redis (did you mean "allow"?)',
     );
     assert.match(problemOf({ Deny: [] }).message, /did you mean "deny"/);
     assert.doesNotMatch(problemOf({ rules: [] }).message, /did you mean/);
@@ -156,6 +156,24 @@ Deno.test("parseGatePolicy() reads listen as host:port and names a wrong one", (
         error instanceof GatePolicyError &&
         error.path[0] === "listen" &&
         /expected "host:port"/.test(error.message),
+      String(bad),
+    );
+  }
+});
+
+Deno.test("parseGatePolicy() reads redis as a redis:// URL and names a wrong one", () => {
+  assert.equal(
+    parseGatePolicy({ redis: "redis://127.0.0.1:6379" }).redis,
+    "redis://127.0.0.1:6379",
+  );
+  assert.equal(parseGatePolicy({}).redis, undefined);
+  for (const bad of [6379, "127.0.0.1:6379", "http://r", "redis://"]) {
+    assert.throws(
+      () => parseGatePolicy({ redis: bad }),
+      (error) =>
+        error instanceof GatePolicyError &&
+        error.path[0] === "redis" &&
+        /expected a redis:\/\/ or rediss:\/\/ URL/.test(error.message),
       String(bad),
     );
   }

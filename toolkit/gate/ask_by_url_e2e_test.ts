@@ -1,0 +1,440 @@
+// Asked calls sent to the gate's approval page (docs/gate.md, "Approvals
+// in a browser"): a gate served over HTTP in front of the fake server, MCP
+// clients (the SDK's) that declare only URL-mode elicitation or none, and
+// an approver who decides in the page with a plain form post, as a browser
+// without JavaScript sends it.
+
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import {
+  ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { startGate } from "./gate.ts";
+import { FAKE_COMMAND, type Message } from "./testdata/gate_process.ts";
+
+const POLICY = `
+allow: ["x-fake:**"]
+ask: ["write:**"]
+unprobed: allow
+approvers: { sub: [bob] }
+`;
+
+/** The test's sign-in: a cookie naming a session the test handed out. */
+const SIGNED_IN = new Map<string, { sub: string }>([
+  [crypto.randomUUID(), { sub: "bob" }],
+  [crypto.randomUUID(), { sub: "mallory" }],
+]);
+
+function cookieOf(sub: string): string {
+  for (const [token, viewer] of SIGNED_IN) {
+    if (viewer.sub === sub) return `viewer=${token}`;
+  }
+  throw new Error(`no viewer ${sub}`);
+}
+
+function identifyViewer(request: Request) {
+  const token = request.headers.get("cookie")?.match(/viewer=([\w-]+)/)?.[1];
+  return Promise.resolve(
+    token === undefined ? undefined : SIGNED_IN.get(token),
+  );
+}
+
+/** A gate over HTTP in front of the fake server, with its audit log. */
+async function httpGate(
+  approvalTtlMs = 60_000,
+  text = POLICY,
+  command: readonly string[] = FAKE_COMMAND,
+) {
+  const dir = await Deno.makeTempDir();
+  const policy = `${dir}/gate.yaml`;
+  await Deno.writeTextFile(policy, text);
+  const audit = `${dir}/audit.jsonl`;
+  const gate = await startGate(command, {
+    policy,
+    audit,
+    listen: "127.0.0.1:0",
+    approvalTtlMs,
+    identifyViewer,
+    log: () => {},
+  });
+  return {
+    url: gate.url!,
+    /** The audit's call lines. */
+    async lines(): Promise<Message[]> {
+      const text = await Deno.readTextFile(audit);
+      return text.trim().split("\n").map((line) => JSON.parse(line))
+        .filter((line) => "outcome" in line);
+    },
+    async [Symbol.asyncDispose]() {
+      await gate.close();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+/** A session whose host declares `capabilities`; URL elicitations are accepted and kept. */
+async function session(url: URL, capabilities: Message) {
+  const client = new Client({ name: "ask-by-url-test", version: "1.0.0" }, {
+    capabilities,
+  });
+  const asked = Promise.withResolvers<Message>();
+  const completed = Promise.withResolvers<string>();
+  if (capabilities.elicitation !== undefined) {
+    client.setRequestHandler(ElicitRequestSchema, (request: Message) => {
+      asked.resolve(request.params);
+      return { action: "accept" } as never;
+    });
+    client.setNotificationHandler(
+      ElicitationCompleteNotificationSchema,
+      (notification: Message) =>
+        completed.resolve(notification.params.elicitationId),
+    );
+  }
+  await client.connect(new StreamableHTTPClientTransport(url));
+  return {
+    asked: asked.promise,
+    completed: completed.promise,
+    /** Calls the fake's probed tool (under `name`), which reports `patterns`. */
+    call(patterns: string[], name = "probed"): Promise<Message> {
+      return client.callTool({ name, arguments: { patterns } });
+    },
+    /** The calls of `probed` the fake server ran in this session. */
+    async ran(): Promise<number> {
+      const result = await client.callTool({ name: "seen", arguments: {} });
+      // deno-lint-ignore no-explicit-any
+      return JSON.parse((result as any).content[0].text).approvals.length;
+    },
+    async [Symbol.asyncDispose]() {
+      await client.close().catch(() => {});
+    },
+  };
+}
+
+/** The page as `sub` sees it: status, text, and the form's token if shown. */
+async function openPage(page: string, sub: string) {
+  const response = await fetch(page, { headers: { cookie: cookieOf(sub) } });
+  const html = await response.text();
+  return {
+    status: response.status,
+    html,
+    csrf: html.match(/name="csrf" value="([^"]+)"/)?.[1],
+  };
+}
+
+/** Posts the page's form as the browser does from the page itself. */
+async function decide(
+  page: string,
+  sub: string,
+  decision: "approve" | "deny",
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  const { csrf } = await openPage(page, sub);
+  assert.ok(csrf, `${sub} is shown no form`);
+  const response = await fetch(page, {
+    method: "POST",
+    redirect: "manual",
+    headers: {
+      cookie: cookieOf(sub),
+      origin: new URL(page).origin,
+      "sec-fetch-site": "same-origin",
+      "content-type": "application/x-www-form-urlencoded",
+      ...headers,
+    },
+    body: new URLSearchParams({ csrf, decision }),
+  });
+  await response.body?.cancel();
+  return response;
+}
+
+function textOf(result: Message): string {
+  return result.content?.[0]?.text ?? "";
+}
+
+/** The URL elicitation, which must come before the call's answer. */
+function askedBefore(
+  asked: Promise<Message>,
+  calling: Promise<Message>,
+): Promise<Message> {
+  return Promise.race([
+    asked,
+    calling.then((result) =>
+      assert.fail(`the call was answered unasked: ${textOf(result)}`)
+    ),
+  ]);
+}
+
+Deno.test("gate holds a call of a URL-only host until it is approved in the page", async () => {
+  await using gate = await httpGate();
+  await using host = await session(gate.url, { elicitation: { url: {} } });
+  const calling = host.call(["write:notes/a.md"]);
+  const asked = await askedBefore(host.asked, calling);
+  assert.equal(asked.mode, "url");
+  assert.match(asked.url, /^http:\/\/127\.0\.0\.1:\d+\/approvals\/[\w-]{43}$/);
+  assert.equal(new URL(asked.url).origin, gate.url.origin);
+  assert.equal(asked.elicitationId, asked.url.split("/").at(-1));
+  // The page shows the call, not to a viewer who is neither its asker nor
+  // an approver, and not its form to anyone but an approver.
+  const shown = await openPage(asked.url, "bob");
+  assert.equal(shown.status, 200);
+  assert.match(shown.html, /write:notes\/a\.md/);
+  assert.equal((await openPage(asked.url, "mallory")).status, 404);
+  assert.equal((await fetch(asked.url)).status, 401);
+  const response = await decide(asked.url, "bob", "approve");
+  assert.equal(response.status, 303);
+  const result = await calling;
+  assert.equal(result.isError, undefined, textOf(result));
+  assert.deepEqual(
+    JSON.parse(textOf(result))["forge.approved_patterns"],
+    ["x-fake:always", "write:notes/a.md"],
+  );
+  assert.equal(await host.completed, asked.elicitationId);
+  assert.equal(await host.ran(), 1);
+  const line = (await gate.lines()).find((l) => l.tool === "probed");
+  assert.equal(line?.outcome, "approved");
+  assert.equal(line?.approver, "bob");
+  assert.equal(line?.rule, "write:**");
+});
+
+Deno.test("gate refuses a held call that is denied in the page", async () => {
+  await using gate = await httpGate();
+  await using host = await session(gate.url, { elicitation: { url: {} } });
+  const calling = host.call(["write:notes/b.md"]);
+  const asked = await askedBefore(host.asked, calling);
+  assert.equal((await decide(asked.url, "bob", "deny")).status, 303);
+  const result = await calling;
+  assert.equal(result.isError, true);
+  assert.match(
+    textOf(result),
+    /An approver \(bob\) denied this call of probed/,
+  );
+  assert.equal(await host.completed, asked.elicitationId);
+  assert.equal(await host.ran(), 0);
+  const line = (await gate.lines()).find((l) => l.tool === "probed");
+  assert.equal(line?.outcome, "declined");
+  assert.equal(line?.approver, "bob");
+});
+
+Deno.test("gate refuses a held call nobody approves before its expiry", async () => {
+  await using gate = await httpGate(1500);
+  await using host = await session(gate.url, { elicitation: { url: {} } });
+  const calling = host.call(["write:notes/c.md"]);
+  const asked = await askedBefore(host.asked, calling);
+  const result = await calling;
+  assert.equal(result.isError, true);
+  assert.match(textOf(result), /before its approval expired/);
+  assert.equal(await host.ran(), 0);
+  // Too late to approve: the page says so, and nothing runs.
+  const { csrf } = await openPage(asked.url, "bob");
+  assert.equal(csrf, undefined);
+  const line = (await gate.lines()).find((l) => l.tool === "probed");
+  assert.equal(line?.outcome, "refused");
+});
+
+Deno.test("gate sends a host without elicitation to the page and forwards its retry once", async (t) => {
+  await using gate = await httpGate();
+  await using host = await session(gate.url, {});
+  const refusedWithUrl = async (patterns: string[]) => {
+    const error = await host.call(patterns).then(
+      () => assert.fail("the call ran"),
+      (error) => error,
+    );
+    assert.equal(error.code, -32042, error.message);
+    const [elicitation] = error.data.elicitations;
+    assert.equal(elicitation.mode, "url");
+    assert.match(elicitation.url, /\/approvals\/[\w-]{43}$/);
+    assert.ok(error.message.includes(elicitation.url));
+    return elicitation as Message;
+  };
+  const first = await refusedWithUrl(["write:notes/d.md"]);
+  await t.step(
+    "a retry before the approval is refused with the same page",
+    async () => {
+      const again = await refusedWithUrl(["write:notes/d.md"]);
+      assert.equal(again.url, first.url);
+    },
+  );
+  await t.step("a cross-site post does not decide", async () => {
+    const { csrf } = await openPage(first.url, "bob");
+    for (
+      const headers of [
+        { "sec-fetch-site": "cross-site" },
+        { origin: "https://evil.example" },
+      ] as Record<string, string>[]
+    ) {
+      const response = await fetch(first.url, {
+        method: "POST",
+        redirect: "manual",
+        headers: {
+          cookie: cookieOf("bob"),
+          "content-type": "application/x-www-form-urlencoded",
+          ...headers,
+        },
+        body: new URLSearchParams({ csrf: csrf!, decision: "approve" }),
+      });
+      await response.body?.cancel();
+      assert.equal(response.status, 403);
+    }
+    assert.match(
+      (await openPage(first.url, "bob")).html,
+      /data-state="pending"/,
+    );
+  });
+  await t.step(
+    "a call with other targets is not the approved one",
+    async () => {
+      assert.equal((await decide(first.url, "bob", "approve")).status, 303);
+      const other = await refusedWithUrl(["write:notes/other.md"]);
+      assert.notEqual(other.url, first.url);
+    },
+  );
+  await t.step(
+    "the retry runs once, and a second retry is asked again",
+    async () => {
+      const result = await host.call(["write:notes/d.md"]);
+      assert.equal(result.isError, undefined, textOf(result));
+      assert.equal(await host.ran(), 1);
+      const second = await refusedWithUrl(["write:notes/d.md"]);
+      assert.notEqual(second.url, first.url);
+      assert.equal(await host.ran(), 1);
+    },
+  );
+  const lines = (await gate.lines()).filter((l) => l.tool === "probed");
+  assert.deepEqual(
+    lines.map((l) => [l.outcome, l.approver]),
+    [
+      ["refused", undefined],
+      ["refused", undefined],
+      ["refused", undefined],
+      ["approved", "bob"],
+      ["refused", undefined],
+    ],
+  );
+});
+
+Deno.test("gate's page is not reached through another host name", async () => {
+  await using gate = await httpGate();
+  // A raw request: fetch() sets Host from the URL, a rebound name would not.
+  const connection = await Deno.connect({
+    hostname: gate.url.hostname,
+    port: Number(gate.url.port),
+  });
+  await connection.write(
+    new TextEncoder().encode(
+      "GET /approvals/x HTTP/1.1\r\nhost: evil.example\r\nconnection: close\r\n\r\n",
+    ),
+  );
+  const answer = await new Response(connection.readable).text();
+  assert.match(answer, /^HTTP\/1\.1 403/);
+});
+
+Deno.test("gate without approvers refuses at once what it cannot ask", async () => {
+  await using gate = await httpGate(
+    60_000,
+    POLICY.replace("approvers: { sub: [bob] }", ""),
+  );
+  await using host = await session(gate.url, { elicitation: { url: {} } });
+  const result = await host.call(["write:notes/e.md"]);
+  assert.equal(result.isError, true);
+  assert.match(textOf(result), /this host cannot ask for it/);
+});
+
+/** One 2026-07-28 request (no session), answered as JSON or a stream. */
+async function stateless(url: URL, id: number, params: Message) {
+  const response = await fetch(url, {
+    method: "POST",
+    signal: AbortSignal.timeout(20_000),
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      "mcp-name": params.name,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: {
+        ...params,
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    }),
+  });
+  if (response.headers.get("content-type")?.includes("text/event-stream")) {
+    return (await response.text()).split("\n")
+      .filter((l) => l.startsWith("data: "))
+      .map((l) => JSON.parse(l.slice("data: ".length))).at(-1) as Message;
+  }
+  return await response.json() as Message;
+}
+
+Deno.test("gate sends a 2026-07-28 caller to the page and runs its retry once", async () => {
+  await using gate = await httpGate();
+  const call = {
+    name: "probed",
+    arguments: { patterns: ["write:notes/s.md"] },
+  };
+  const refused = await stateless(gate.url, 1, call);
+  assert.equal(refused.error?.code, -32042, JSON.stringify(refused));
+  const page = refused.error.data.elicitations[0].url;
+  assert.equal((await decide(page, "bob", "approve")).status, 303);
+  const ran = await stateless(gate.url, 2, call);
+  assert.equal(ran.result?.isError, undefined, JSON.stringify(ran));
+  assert.deepEqual(
+    JSON.parse(ran.result.content[0].text)["forge.approved_patterns"],
+    ["x-fake:always", "write:notes/s.md"],
+  );
+  const again = await stateless(gate.url, 3, call);
+  assert.equal(again.error?.code, -32042);
+  assert.notEqual(again.error.data.elicitations[0].url, page);
+});
+
+Deno.test("gate keeps each server's approvals apart in a servers: aggregate", async () => {
+  const fake = FAKE_COMMAND.map((part) => JSON.stringify(part)).join(", ");
+  await using gate = await httpGate(
+    60_000,
+    `${POLICY}
+servers:
+  one:
+    command: [${fake}]
+  two:
+    command: [${fake}]
+`,
+    [],
+  );
+  await using host = await session(gate.url, {});
+  const refused = (name: string) =>
+    host.call(["write:notes/f.md"], name).then(
+      () => assert.fail("the call ran"),
+      (error) => {
+        assert.equal(error.code, -32042, error.message);
+        return error.data.elicitations[0].url as string;
+      },
+    );
+  const page = await refused("one_probed");
+  const shown = await openPage(page, "bob");
+  assert.match(shown.html, /<dt>Server<\/dt><dd><code>one<\/code>/);
+  assert.equal((await decide(page, "bob", "approve")).status, 303);
+  // The same tool and targets on the other server is another call.
+  assert.notEqual(await refused("two_probed"), page);
+  const result = await host.call(["write:notes/f.md"], "one_probed");
+  assert.equal(result.isError, undefined, textOf(result));
+  const line = (await gate.lines()).find((l) =>
+    l.server === "one" && l.outcome === "approved"
+  );
+  assert.equal(line?.approver, "bob");
+  // A URL-only host's call of a member is held, and completed, alike.
+  await using urls = await session(gate.url, { elicitation: { url: {} } });
+  const calling = urls.call(["write:notes/h.md"], "two_probed");
+  const asked = await askedBefore(urls.asked, calling);
+  assert.match(asked.message, /^Server "two": /);
+  assert.equal((await decide(asked.url, "bob", "approve")).status, 303);
+  const held = await calling;
+  assert.equal(held.isError, undefined, textOf(held));
+  assert.equal(await urls.completed, asked.elicitationId);
+});
