@@ -9,7 +9,7 @@
 // gate made carry over), and never expires: pins are a trust record.
 
 import { resolve } from "node:path";
-import type { Link } from "../../redis/_link.ts";
+import { type Link, openLink, redacted } from "../../redis/_link.ts";
 import {
   parsePins,
   type PinData,
@@ -106,6 +106,47 @@ export function redisPinStore(
       throw new Error(
         `Cannot update the pins in Redis: they changed under each of ${UPDATE_ATTEMPTS} attempts: ${key}`,
       );
+    },
+  };
+}
+
+/** The pins stores of one gate in Redis, over one link opened when first needed. */
+export interface RedisPinStores {
+  /** The store of the pins file at `path`. */
+  open(path: string): Promise<PinStore>;
+  /** Closes the link, if it was opened. */
+  close(): Promise<void>;
+}
+
+/**
+ * Pins in Redis at `url` (`redis://` or `rediss://`), for a gate whose
+ * servers' pins files may be many or none: the link is opened by the first
+ * `open`.
+ */
+export function redisPinStores(
+  url: string,
+  onError: (message: string) => void,
+): RedisPinStores {
+  let link: Promise<Link> | undefined;
+  return {
+    open: async (path) => {
+      if (!/^rediss?:\/\//.test(url)) {
+        throw new TypeError(
+          `Cannot keep the pins in Redis: expected a redis:// or rediss:// URL, got ${
+            JSON.stringify(url)
+          }`,
+        );
+      }
+      link ??= openLink(url, {
+        timeoutMs: 1_000,
+        connectTimeoutMs: 5_000,
+        onError,
+      });
+      return redisPinStore(await link, path, { url: redacted(url) });
+    },
+    close: async () => {
+      const opened = await link?.catch(() => undefined);
+      await opened?.close();
     },
   };
 }
