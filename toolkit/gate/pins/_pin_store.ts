@@ -11,6 +11,7 @@
 import { resolve } from "node:path";
 import { type Link, openLink, redacted } from "../../redis/_link.ts";
 import {
+  emptyPins,
   parsePins,
   type PinData,
   type PinSnapshot,
@@ -87,7 +88,7 @@ export function redisPinStore(
     const reply = await link.eval(READ, [key], []);
     const [rev, doc] = Array.isArray(reply) ? reply : [];
     if (typeof rev !== "string" || typeof doc !== "string") {
-      return { data: parsePins('{"version":1}', key), text: undefined };
+      return { data: emptyPins(), text: undefined };
     }
     return { data: parsePins(doc, `redis ${key}`), text: rev };
   };
