@@ -18,9 +18,9 @@ export const USAGE =
        deno run -A toolkit/gate/main.ts audit verify FILE [--anchor ANCHOR]
        deno run -A toolkit/gate/main.ts test CASES --policy FILE
        deno run -A toolkit/gate/main.ts replay AUDIT --policy FILE [--anchor ANCHOR]
-       deno run -A toolkit/gate/main.ts pins review FILE
-       deno run -A toolkit/gate/main.ts pins accept FILE TOOL@DIGEST...
-       deno run -A toolkit/gate/main.ts pins accept FILE [TOOL[@DIGEST]...] (-- COMMAND [ARGS...] | --url URL [--header 'Name: value']...)
+       deno run -A toolkit/gate/main.ts pins review FILE [--redis URL]
+       deno run -A toolkit/gate/main.ts pins accept FILE TOOL@DIGEST... [--redis URL]
+       deno run -A toolkit/gate/main.ts pins accept FILE [TOOL[@DIGEST]...] [--redis URL] (-- COMMAND [ARGS...] | --url URL [--header 'Name: value']...)
 
 Runs the MCP server COMMAND (or speaks to the one at URL, or runs every
 server the policy's servers: names, as one) behind a policy: each

@@ -12,6 +12,7 @@ import type { Decision } from "../policy/mod.ts";
 import { Aggregate } from "./aggregate/_aggregate.ts";
 import { type AuditLog, serverAudit } from "./audit/_audit.ts";
 import { messageOf } from "./_log.ts";
+import type { RedisPinStores } from "./pins/_pin_store.ts";
 import { Pins } from "./pins/_pins.ts";
 import { FlowSession } from "./policy/_flows.ts";
 import { type PolicySource, serverPolicy } from "./policy/_policy_source.ts";
@@ -63,6 +64,8 @@ export interface AggregateStart {
   caller?: { claims: CallerClaims | undefined };
   /** The approval page of a gate served over HTTP, for this gate's caller. */
   approvals?: CallerApprovals;
+  /** Where the servers' pins live when not in their files alone (Redis). */
+  pinStores?: RedisPinStores;
 }
 
 /**
@@ -111,12 +114,22 @@ export async function startAggregate(
             defaults: options.defaults,
           });
         const pinsPath = view.current().file?.pins;
-        const pins = pinsPath === undefined ? undefined : await Pins.open(
-          resolve(dirname(options.policyPath), pinsPath),
-          { newTools: options.newTools, audit: sink, log: said },
-        ).catch((error) => {
-          throw new Error(`Cannot read the pins: ${messageOf(error)}`);
-        });
+        const pinsFile = pinsPath === undefined
+          ? undefined
+          : resolve(dirname(options.policyPath), pinsPath);
+        const pins = pinsFile === undefined
+          ? undefined
+          : await (async () =>
+            Pins.open(pinsFile, {
+              newTools: options.newTools,
+              audit: sink,
+              log: said,
+              ...(options.pinStores === undefined
+                ? {}
+                : { store: await options.pinStores.open(pinsFile) }),
+            }))().catch((error) => {
+              throw new Error(`Cannot read the pins: ${messageOf(error)}`);
+            });
         try {
           const gate = await startServerGate(server.command ?? [], {
             url: server.url,

@@ -20,6 +20,7 @@ import {
 import { startServerGate } from "./_server_gate.ts";
 import { startAggregate } from "./_start_aggregate.ts";
 import { Pins, pinsInPolicy } from "./pins/_pins.ts";
+import { redisPinStores } from "./pins/_pin_store.ts";
 import { APPROVAL_TTL_MS } from "./_approval_round.ts";
 import type { GateTelemetry } from "./_telemetry.ts";
 import { isLoopback, parseListen } from "./policy/_listen.ts";
@@ -528,6 +529,12 @@ export async function startGate(
     await audit?.close();
     throw new TypeError(`Cannot start the gate: ${problem}`);
   }
+  // The command line's --redis, or the policy file's redis:, read once.
+  const redisUrl = options.redis ?? source.current().file?.redis;
+  // With redis, the pins live there, shared by the gate's instances.
+  const pinStores = redisUrl === undefined || listen === undefined
+    ? undefined
+    : redisPinStores(redisUrl, log);
   let pins: Pins | undefined;
   if (servers === undefined) {
     // The command line's --pins, or the policy file's `pins`.
@@ -541,10 +548,14 @@ export async function startGate(
           newTools: options.newTools,
           audit,
           log,
+          ...(pinStores === undefined
+            ? {}
+            : { store: await pinStores.open(pinsPath) }),
         });
       } catch (error) {
         await source.close();
         await audit?.close();
+        await pinStores?.close();
         throw new Error(`Cannot read the pins: ${messageOf(error)}`);
       }
     }
@@ -552,6 +563,7 @@ export async function startGate(
   const closeShared = async () => {
     await source.close().catch(() => {});
     await pins?.close();
+    await pinStores?.close();
     await audit?.close();
   };
   // One object for every gate, so that callers' views are shared.
@@ -574,6 +586,7 @@ export async function startGate(
         defaults,
         ...(caller === undefined ? {} : { caller }),
         newTools: options.newTools,
+        pinStores,
         graceMs,
         approvalTtlMs,
         ...host,
@@ -604,8 +617,6 @@ export async function startGate(
       remember: shared.remember,
     });
   };
-  // The command line's --redis, or the policy file's redis:, read once.
-  const redisUrl = options.redis ?? source.current().file?.redis;
   if (redisUrl !== undefined && listen === undefined) {
     await closeShared();
     throw new TypeError(

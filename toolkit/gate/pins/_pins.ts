@@ -31,10 +31,9 @@ import {
   type Pin,
   type PinData,
   PINNED_FIELDS,
-  readPins,
   type ToolDefinition,
-  updatePins,
 } from "./_pin_file.ts";
+import { filePinStore, type PinStore } from "./_pin_store.ts";
 
 /** What the pins say about a call of one tool. */
 export type PinState =
@@ -49,6 +48,11 @@ export interface PinsOptions {
   audit: AuditSink | undefined;
   /** The gate's own lines. */
   log: (line: string) => void;
+  /**
+   * Where the pins are kept, when not in the file alone (Redis: shared by
+   * the gate instances using it).
+   */
+  store?: PinStore;
 }
 
 /** A tool as last listed by the server. */
@@ -59,7 +63,7 @@ interface Seen {
 
 /** The pins of one gate, and what it saw of the tools since. */
 export class Pins {
-  #path: string;
+  #store: PinStore;
   #data: PinData;
   #text: string | undefined;
   #options: PinsOptions;
@@ -75,11 +79,11 @@ export class Pins {
   #queue: Promise<unknown> = Promise.resolve();
 
   private constructor(
-    path: string,
+    store: PinStore,
     snapshot: { data: PinData; text: string | undefined },
     options: PinsOptions,
   ) {
-    this.#path = path;
+    this.#store = store;
     this.#data = snapshot.data;
     this.#text = snapshot.text;
     this.#options = options;
@@ -90,9 +94,13 @@ export class Pins {
     }
   }
 
-  /** Reads the pins file at `path` (none yet: the first list pins). */
+  /**
+   * Reads the pins file at `path`, or the pins `options.store` keeps of it
+   * (none yet: the first list pins).
+   */
   static async open(path: string, options: PinsOptions): Promise<Pins> {
-    return new Pins(path, await readPins(path), options);
+    const store = options.store ?? filePinStore(path);
+    return new Pins(store, await store.read(), options);
   }
 
   /** The setting for new tools in force. */
@@ -134,9 +142,10 @@ export class Pins {
    */
   check(name: string): Promise<PinState | undefined> {
     return this.#serially(async () => {
-      if (!this.#states.has(name)) return undefined;
+      // Shared pins: another instance may have seen the tool change.
+      if (!this.#states.has(name) && !this.#store.shared) return undefined;
       await this.#reload();
-      return this.#states.get(name);
+      return this.#states.get(name) ?? this.#sharedState(name);
     });
   }
 
@@ -227,8 +236,11 @@ export class Pins {
       }
       this.#draft = undefined;
     }
-    await this.#save(pins, pending, resolved);
-    return { ...result, tools: shown };
+    const lost = await this.#save(pins, pending, resolved);
+    return {
+      ...result,
+      tools: shown.filter((tool) => !(isRecord(tool) && lost.has(tool.name))),
+    };
   }
 
   /** A first list that will not end: its tools are new tools from now on. */
@@ -264,25 +276,56 @@ export class Pins {
     await this.#save(pins, pending, []);
   }
 
-  /** Writes new pins and pending changes, and drops the pending changes resolved. */
+  /**
+   * Writes new pins and pending changes, and drops the pending changes
+   * resolved; resolves with the names of the tools another gate sharing
+   * the pins pinned first, as it saw them (withheld here from now on).
+   */
   async #save(
     pins: Record<string, Pin>,
     pending: Record<string, PendingPin>,
     resolved: readonly string[],
-  ): Promise<void> {
+  ): Promise<Set<unknown>> {
+    const lost = new Set<unknown>();
     if (
       Object.keys(pins).length === 0 && Object.keys(pending).length === 0 &&
       resolved.length === 0
     ) {
-      return;
+      return lost;
     }
     await this.#write((data) => {
-      Object.assign(data.tools, pins);
-      for (const name of [...Object.keys(pins), ...resolved]) {
+      for (const name of resolved) delete data.pending[name];
+      Object.assign(data.pending, pending);
+      for (const [name, pin] of Object.entries(pins)) {
+        const held = data.tools[name];
+        // A tool is pinned once: one seen otherwise is a change of it.
+        if (held !== undefined && held.digest !== pin.digest) {
+          if (data.pending[name]?.digest !== pin.digest) {
+            data.pending[name] = {
+              ...pin,
+              change: "changed",
+              fields: changedFields(held.definition, pin.definition),
+              seen: new Date().toISOString(),
+            };
+          }
+          continue;
+        }
+        data.tools[name] = pin;
         delete data.pending[name];
       }
-      Object.assign(data.pending, pending);
     });
+    for (const [name, pin] of Object.entries(pins)) {
+      const held = this.#data.tools[name];
+      if (held === undefined || held.digest === pin.digest) continue;
+      lost.add(name);
+      const fields = changedFields(held.definition, pin.definition);
+      this.#states.set(
+        name,
+        this.#stateOf(name, "changed", fields, "withheld"),
+      );
+      this.#note(name, "changed", fields, pin.digest, "withheld");
+    }
+    return lost;
   }
 
   /** Reads the file again when it changed, and what it accepts is let through. */
@@ -290,7 +333,7 @@ export class Pins {
     await this.#writes;
     let snapshot;
     try {
-      snapshot = await readPins(this.#path);
+      snapshot = await this.#store.read();
     } catch (error) {
       this.#options.log(
         `${(error as Error).message} (keeping the pins read before)`,
@@ -300,6 +343,14 @@ export class Pins {
     if (snapshot.text === this.#text) return;
     this.#data = snapshot.data;
     this.#text = snapshot.text;
+    const { tools, pending } = this.#data;
+    if (
+      this.#store.shared && this.#draft?.size === 0 &&
+      Object.keys({ ...tools, ...pending }).length > 0
+    ) {
+      // Another instance pinned the first list before this one saw it.
+      this.#draft = undefined;
+    }
     for (const [name, seen] of this.#seen) {
       if (this.#data.tools[name]?.digest === seen.digest) {
         this.#states.delete(name);
@@ -311,12 +362,12 @@ export class Pins {
   async #write(change: (data: PinData) => void): Promise<void> {
     const written = this.#writes.then(async () => {
       try {
-        const snapshot = await updatePins(this.#path, change);
+        const snapshot = await this.#store.update(change);
         this.#data = snapshot.data;
         this.#text = snapshot.text;
       } catch (error) {
         this.#options.log(
-          `cannot write the pins file ${this.#path}: ${
+          `cannot write the pins ${this.#store.name}: ${
             (error as Error).message
           }`,
         );
@@ -340,8 +391,8 @@ export class Pins {
     const done = action === "pinned"
       ? "pinned (newTools: allow)"
       : action === "ask"
-      ? `each call is asked until it is accepted (review: deno task gate pins review ${this.#path})`
-      : `withheld until it is accepted (review: deno task gate pins review ${this.#path})`;
+      ? `each call is asked until it is accepted (review: deno task gate pins review ${this.#store.name})`
+      : `withheld until it is accepted (review: deno task gate pins review ${this.#store.name})`;
     this.#options.log(`the tool ${name} ${what}: ${done}`);
     this.#options.audit?.write({
       time: new Date().toISOString(),
@@ -351,6 +402,25 @@ export class Pins {
       action,
       digest,
     });
+  }
+
+  /**
+   * Shared pins: a change another instance saw (pending) of a tool this
+   * one has no state for holds here too, until it is accepted.
+   */
+  #sharedState(name: string): PinState | undefined {
+    const seen = this.#data.pending[name];
+    if (!this.#store.shared || seen === undefined) return undefined;
+    if (seen.change === "changed") {
+      return this.#stateOf(name, "changed", seen.fields, "withheld");
+    }
+    if (this.newTools === "allow") return undefined;
+    return this.#stateOf(
+      name,
+      "added",
+      seen.fields,
+      this.newTools === "ask" ? "ask" : "withheld",
+    );
   }
 
   /** A call of a tool of the first list before that list has ended. */
@@ -372,7 +442,7 @@ export class Pins {
     action: "withheld" | "ask",
   ): PinState {
     const accept =
-      `Review it with "deno task gate pins review ${this.#path}" and accept it with "deno task gate pins accept ${this.#path} ${name}@DIGEST" (the digest the review shows).`;
+      `Review it with "deno task gate pins review ${this.#store.name}" and accept it with "deno task gate pins accept ${this.#store.name} ${name}@DIGEST" (the digest the review shows).`;
     if (action === "ask") {
       return {
         kind: "ask",

@@ -8,7 +8,9 @@
 // a digest only if they still have it, the others (all of them when none
 // is named) as listed, each printed with its digest. Exit 0 on success, 1
 // when a named tool has nothing to accept or changed since the review, 2
-// for a bad command line or a file that cannot be read or written.
+// for a bad command line or a file that cannot be read or written. With
+// `--redis URL` (before any `--`), both work on the pins the gate instances
+// using that Redis share, kept there under the file's absolute path.
 
 import { messageOf } from "../_log.ts";
 import { listTools } from "./_list_tools.ts";
@@ -19,9 +21,9 @@ import {
   digestOf,
   type PendingPin,
   type Pin,
-  readPins,
-  updatePins,
 } from "./_pin_file.ts";
+import { filePinStore, type PinStore, redisPinStore } from "./_pin_store.ts";
+import { openLink, redacted } from "../../redis/_link.ts";
 import {
   type ServerProcess,
   spawnServer,
@@ -36,29 +38,78 @@ const SHOWN = 300;
 const WITH_DIGEST = /^(.+)@([0-9a-f]{64})$/;
 
 /** Runs `pins <args>`; resolves with the exit status. */
-export async function pinsCommand(args: readonly string[]): Promise<number> {
-  const [action, path, ...rest] = args;
+export async function pinsCommand(
+  args: readonly string[],
+): Promise<number> {
+  const { redis, others } = redisOption(args);
+  const [action, path, ...rest] = others;
   if (
+    redis === null ||
     (action !== "review" && action !== "accept") || path === undefined ||
     (action === "review" && rest.length > 0)
   ) {
     console.error(
-      `forge gate: Expected pins review FILE or pins accept FILE TOOL@DIGEST... or pins accept FILE [TOOL[@DIGEST]...] (-- COMMAND | --url URL), got pins ${
+      `forge gate: Expected pins review FILE or pins accept FILE TOOL@DIGEST... or pins accept FILE [TOOL[@DIGEST]...] (-- COMMAND | --url URL), each with --redis URL for pins in Redis, got pins ${
         args.join(" ")
       }`,
     );
     return 2;
   }
+  let link;
   try {
-    return action === "review" ? await review(path) : await accept(path, rest);
+    let store = filePinStore(path);
+    if (redis !== undefined) {
+      if (!/^rediss?:\/\//.test(redis)) {
+        throw new TypeError(
+          `Expected a redis:// or rediss:// URL after --redis, got ${
+            JSON.stringify(redis)
+          }`,
+        );
+      }
+      link = await openLink(redis, {
+        timeoutMs: 1_000,
+        connectTimeoutMs: 5_000,
+        onError: (line) => console.error(`forge gate: ${line}`),
+      });
+      store = redisPinStore(link, path, { url: redacted(redis) });
+    }
+    return action === "review"
+      ? await review(store)
+      : await accept(store, rest);
   } catch (error) {
     console.error(`forge gate: ${messageOf(error)}`);
     return 2;
+  } finally {
+    await link?.close();
   }
 }
 
-async function review(path: string): Promise<number> {
-  const { data, text } = await readPins(path);
+/**
+ * `--redis URL` taken out of the arguments before any `--` (`null`: given
+ * without its URL, or twice).
+ */
+function redisOption(
+  args: readonly string[],
+): { redis: string | undefined | null; others: string[] } {
+  const end = args.indexOf("--");
+  const head = end === -1 ? [...args] : args.slice(0, end);
+  const tail = end === -1 ? [] : args.slice(end);
+  const others: string[] = [];
+  let redis: string | undefined | null;
+  for (let i = 0; i < head.length; i++) {
+    if (head[i] !== "--redis") {
+      others.push(head[i]);
+      continue;
+    }
+    const url = head[++i];
+    redis = redis !== undefined || url === undefined ? null : url;
+  }
+  return { redis, others: [...others, ...tail] };
+}
+
+async function review(store: PinStore): Promise<number> {
+  const path = store.name;
+  const { data, text } = await store.read();
   if (text === undefined) throw new Error(`No pins file: ${path}`);
   const pending = Object.entries(data.pending);
   if (pending.length === 0) {
@@ -198,7 +249,11 @@ async function openServer(
   });
 }
 
-async function accept(path: string, rest: readonly string[]): Promise<number> {
+async function accept(
+  store: PinStore,
+  rest: readonly string[],
+): Promise<number> {
+  const path = store.name;
   const args = acceptArgs(path, rest);
   let live: Map<string, Pin> | undefined;
   if (args.command.length > 0 || args.url !== undefined) {
@@ -213,7 +268,7 @@ async function accept(path: string, rest: readonly string[]): Promise<number> {
   }
   let accepted: [string, Pin][] = [];
   let refused: string[] = [];
-  await updatePins(path, (data) => {
+  await store.update((data) => {
     // Runs again when the file changed meanwhile: only the last run counts.
     accepted = [];
     refused = [];
