@@ -883,7 +883,11 @@ export class Gatekeeper {
     line: string | undefined,
   ): Promise<unknown> {
     const added = session.forwarded(flows, call, line);
-    if (this.#flowStore === undefined) return undefined;
+    // Most calls set nothing off, and cost no write.
+    if (
+      this.#flowStore === undefined ||
+      (added.triggers.length === 0 && added.full === undefined)
+    ) return undefined;
     try {
       await this.#flowStore.add(added);
       return undefined;

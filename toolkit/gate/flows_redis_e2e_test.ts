@@ -206,12 +206,24 @@ Deno.test({
         }
       },
     );
+
+    await t.step(
+      "Redis away: a call is refused, not decided without history",
+      async () => {
+        await redis.stop();
+        const sent = await probed(b.url, bob, OUT);
+        assert.equal(sent.result?.isError, true, textOf(sent));
+        assert.match(
+          textOf(sent),
+          /cannot read the caller's flow history: Redis is unavailable/,
+        );
+      },
+    );
   },
 });
 
 Deno.test({
   name: "without redis each instance keeps its callers' flows to itself",
-  ignore,
   fn: async () => {
     const key = await signingKey("k1");
     await using ws = await workspace(key);
