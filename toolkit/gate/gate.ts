@@ -240,6 +240,9 @@ export interface GateOptions {
    * call held by another, and a host's retry runs on any of them. The
    * instances share the keys of the page's forms, the calls and the
    * sign-in's cookies too (a secret the first of them leaves in Redis).
+   * Each 2026-07-28 caller's flow history is kept there as well, so that
+   * every instance decides the caller's next call with it (a 2025-11-25
+   * session, sticky to one instance, keeps its own in memory).
    *
    * @default {the policy file's `redis`, else in memory}
    */
