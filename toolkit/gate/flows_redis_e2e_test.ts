@@ -49,8 +49,13 @@ async function workspace(key: SigningKey) {
 }
 
 /** A gate instance on a free port, with its own audit log. */
-async function instance(dir: string, name: string, redis?: string) {
-  const gate = await startGate([...FAKE_COMMAND], {
+async function instance(
+  dir: string,
+  name: string,
+  redis?: string,
+  command: readonly string[] = FAKE_COMMAND,
+) {
+  const gate = await startGate([...command], {
     policy: `${dir}/gate.yaml`,
     listen: "127.0.0.1:0",
     audit: `${dir}/${name}.jsonl`,
@@ -69,8 +74,9 @@ async function instance(dir: string, name: string, redis?: string) {
 /** One 2026-07-28 call of the fake server's `probed` tool, touching `patterns`. */
 async function probed(
   url: URL,
-  token: string,
+  token: string | undefined,
   patterns: string[],
+  tool = "probed",
 ): Promise<Message> {
   const response = await fetch(url, {
     method: "POST",
@@ -80,15 +86,15 @@ async function probed(
       accept: "application/json, text/event-stream",
       "mcp-protocol-version": "2026-07-28",
       "mcp-method": "tools/call",
-      "mcp-name": "probed",
-      authorization: `Bearer ${token}`,
+      "mcp-name": tool,
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
     },
     body: JSON.stringify({
       jsonrpc: "2.0",
       id: 1,
       method: "tools/call",
       params: {
-        name: "probed",
+        name: tool,
         arguments: { patterns },
         _meta: {
           "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -200,7 +206,8 @@ Deno.test({
           const dump = JSON.stringify(
             await link.eval("return redis.call('HGETALL', KEYS[1])", keys, []),
           );
-          assert.doesNotMatch(dump, /ada/);
+          // Whole words: a digest in the dump may hold the letters "ada".
+          assert.doesNotMatch(dump, /\bada\b|"sub"/);
         } finally {
           await link.close();
         }
@@ -236,5 +243,49 @@ Deno.test({
     assert.equal((await probed(a.url, ada, OUT)).result?.isError, true);
     const sent = await probed(b.url, ada, OUT);
     assert.equal(sent.result?.isError, undefined, textOf(sent));
+  },
+});
+
+Deno.test({
+  name:
+    "an aggregate's flow set off on one server and instance refuses another server's call on another instance",
+  ignore,
+  fn: async () => {
+    await using redis = await startRedis();
+    const dir = await Deno.makeTempDir({ prefix: "gate-flows-redis-" });
+    try {
+      await Deno.writeTextFile(
+        `${dir}/gate.yaml`,
+        `allow: ["x-fake:**", "read:**", "net:**"]
+unprobed: allow
+servers:
+  one:
+    command: ${JSON.stringify(FAKE_COMMAND)}
+  two:
+    command: ${JSON.stringify(FAKE_COMMAND)}
+flows:
+  - after: ["read:secrets/**"]
+    server: one
+    deny: ["net:**"]
+`,
+      );
+      await using a = await instance(dir, "a", redis.url, []);
+      await using b = await instance(dir, "b", redis.url, []);
+      // Set off on server two, the flow (of server one) stays clear.
+      const elsewhere = await probed(a.url, undefined, SECRET, "two_probed");
+      assert.equal(elsewhere.result?.isError, undefined, textOf(elsewhere));
+      const still = await probed(b.url, undefined, OUT, "one_probed");
+      assert.equal(still.result?.isError, undefined, textOf(still));
+      const read = await probed(a.url, undefined, SECRET, "one_probed");
+      assert.equal(read.result?.isError, undefined, textOf(read));
+      const sent = await probed(b.url, undefined, OUT, "two_probed");
+      assert.equal(sent.result?.isError, true, textOf(sent));
+      assert.match(
+        textOf(sent),
+        /denied by flows\[0\] \(net:\*\*\), since this session read secrets\/x with one_probed/,
+      );
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
   },
 });
