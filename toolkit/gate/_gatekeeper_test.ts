@@ -353,3 +353,51 @@ Deno.test("gatekeeper does not forward a call whose set-off rule it cannot keep"
   await g.host.call(3, "write", { path: "notes/a" });
   assert.equal((await g.host.answer(3)).result.isError, undefined);
 });
+
+Deno.test("gatekeeper with a flow store decides a file read by the history it reads", async (t) => {
+  const store = new MemoryFlowStore();
+  await using g = await memoryGate({ allow: ["write:**"] }, {
+    unprobed: "allow",
+    // Without roots a read's effects are unknown: unprobed.
+    flows: parseFlows([{ after: ["write:secrets/**"], deny: ["unprobed"] }]),
+    flowStore: store,
+    script: (request) =>
+      request.method === "resources/read"
+        ? { contents: [{ uri: request.params.uri, text: "x" }] }
+        : writes(request),
+  });
+  await t.step("set off elsewhere, the read is refused", async () => {
+    store.state = {
+      triggers: [["write:secrets/**", {
+        tool: "write",
+        pattern: "write:secrets/k",
+      }]],
+    };
+    const answer = await g.host.request("resources/read", {
+      uri: "file:///srv/a",
+    });
+    assert.match(answer.error?.message ?? "", /denied by flows\[0\]/);
+  });
+  await t.step("its history unreadable, the read is refused", async () => {
+    store.failLoad = true;
+    const answer = await g.host.request("resources/read", {
+      uri: "file:///srv/a",
+    });
+    assert.match(
+      answer.error?.message ?? "",
+      /cannot read the caller's flow history/,
+    );
+  });
+  await t.step("forgotten by the store, the read runs", async () => {
+    store.failLoad = false;
+    store.state = { triggers: [] };
+    const answer = await g.host.request("resources/read", {
+      uri: "file:///srv/a",
+    });
+    assert.equal(answer.error, undefined, JSON.stringify(answer));
+  });
+  assert.equal(
+    g.server.peer.received.filter((m) => m.method === "resources/read").length,
+    1,
+  );
+});
