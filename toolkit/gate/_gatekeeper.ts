@@ -633,8 +633,12 @@ export class Gatekeeper {
     );
     const flows = this.#source.current().flows;
     if (flows !== undefined) {
+      // Flows a reload brought in after the decision: with a store, a
+      // fresh session, whose additions the store merges with its own.
+      const noted = session ??
+        (this.#flowStore === undefined ? this.#flows : new FlowSession());
       const kept = await this.#setOff(
-        session ?? this.#flows,
+        noted,
         flows,
         flowCall ?? this.#flowCall(c.name, verdict),
         line ?? undefined,
