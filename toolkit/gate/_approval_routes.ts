@@ -16,7 +16,7 @@ import {
   type Asker,
 } from "./approvals/_board.ts";
 import { RedisApprovalStore } from "./approvals/_redis_store.ts";
-import { openLink } from "../redis/_link.ts";
+import { type Link, openLink } from "../redis/_link.ts";
 import { approvalPage, type Viewer } from "./approvals/_page.ts";
 import type { PolicySource } from "./policy/_policy_source.ts";
 import { authOptionsOf } from "./policy/_auth.ts";
@@ -111,7 +111,9 @@ return redis.call('GET', KEYS[1])`;
 export async function redisApprovals(
   url: string,
   onError: (message: string) => void,
-): Promise<{ store: RedisApprovalStore; secret: Uint8Array<ArrayBuffer> }> {
+): Promise<
+  { store: RedisApprovalStore; secret: Uint8Array<ArrayBuffer>; link: Link }
+> {
   if (typeof url !== "string" || !/^rediss?:\/\//.test(url)) {
     throw new TypeError(
       `Cannot keep approvals in Redis: expected a redis:// or rediss:// URL, got ${
@@ -139,6 +141,8 @@ export async function redisApprovals(
     return {
       store: new RedisApprovalStore(link, { onError, ownsLink: true }),
       secret,
+      // The gate's one link, which the flows use too; the store closes it.
+      link,
     };
   } catch (error) {
     await link.close();

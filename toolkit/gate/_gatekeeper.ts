@@ -36,6 +36,7 @@ import {
   FlowSession,
   type FlowVerdict,
 } from "./policy/_flows.ts";
+import type { FlowStore } from "./_flow_store.ts";
 import {
   asksForms,
   asksUrls,
@@ -90,6 +91,12 @@ export interface GatekeeperOptions {
   /** The session's flows, shared by the servers of an aggregate; the gatekeeper's own otherwise. */
   flows?: FlowSession;
   /**
+   * Where the caller's flow history lives instead of `flows` (`--redis`,
+   * for a gate of 2026-07-28 callers): read before each decision, added
+   * to before a call that set a rule off is forwarded.
+   */
+  flowStore?: FlowStore;
+  /**
    * Whether an approval may last (remembered for later calls); off where
    * many callers share the gate.
    *
@@ -139,6 +146,8 @@ interface Decided {
   verdict: Verdict;
   /** The call as the session's flows see it, when the policy has flows. */
   flowCall: FlowCall | undefined;
+  /** The flows set off when the call was decided (read from the store, with one). */
+  session: FlowSession | undefined;
   /** The patterns approved on a forwarded probed call. */
   approved: readonly string[] | undefined;
 }
@@ -163,6 +172,7 @@ export class Gatekeeper {
   // The flows set off in the same session: the gate's life, as above
   // (an aggregate's, across its servers).
   #flows: FlowSession;
+  #flowStore: FlowStore | undefined;
   #server: { name: string; prefix: string } | undefined;
 
   constructor(relay: Relay, pending: PendingCalls, options: GatekeeperOptions) {
@@ -175,6 +185,7 @@ export class Gatekeeper {
     this.#rounds = options.rounds;
     this.#pins = options.pins;
     this.#flows = options.flows ?? new FlowSession();
+    this.#flowStore = options.flowStore;
     this.#server = options.server;
     this.#remembers = options.remember ?? true;
     this.#approvals = options.approvals;
@@ -262,8 +273,28 @@ export class Gatekeeper {
           inForce.policy.evaluate(patterns),
         );
       }
+      let session: FlowSession | undefined;
       if (inForce.flows !== undefined) {
-        verdict = this.#flows.tighten(
+        try {
+          session = await this.#pending.withCancel(call, this.#sessionFlows());
+        } catch (error) {
+          if (error instanceof Cancelled) throw error;
+          await this.#record({
+            tool: READ_METHOD,
+            patterns: verdict.patterns,
+            decision: "error",
+            outcome: "refused",
+            rule: null,
+          }, started);
+          this.#relay.answerHost(message.id, {
+            error: {
+              code: RPC_ERROR.INTERNAL_ERROR,
+              message: this.#named(historyUnread(READ_METHOD, error)),
+            },
+          });
+          return;
+        }
+        verdict = session.tighten(
           inForce.flows,
           this.#flowCall(READ_METHOD, verdict),
           verdict,
@@ -306,11 +337,21 @@ export class Gatekeeper {
         verdict.decision === "allow" ? "forwarded" : "approved",
       );
       if (inForce.flows !== undefined) {
-        this.#flows.forwarded(
+        const kept = await this.#setOff(
+          session ?? this.#flows,
           inForce.flows,
           this.#flowCall(READ_METHOD, verdict),
           written ?? undefined,
         );
+        if (kept !== undefined) {
+          this.#relay.answerHost(message.id, {
+            error: {
+              code: RPC_ERROR.INTERNAL_ERROR,
+              message: this.#named(historyUnkept(READ_METHOD, kept)),
+            },
+          });
+          return;
+        }
       }
       if (call.cancelled) throw new Cancelled("cancelled");
       this.#relay.forward(message);
@@ -540,13 +581,31 @@ export class Gatekeeper {
     const flowCall: FlowCall | undefined = deciding.flows === undefined
       ? undefined
       : this.#flowCall(name, verdict);
+    let session: FlowSession | undefined;
     if (flowCall !== undefined) {
-      verdict = this.#flows.tighten(deciding.flows!, flowCall, verdict);
+      try {
+        session = await this.#pending.withCancel(call, this.#sessionFlows());
+      } catch (error) {
+        if (error instanceof Cancelled) throw error;
+        await this.#refuse(c, historyUnread(name, error), {
+          line: {
+            tool: name,
+            patterns: verdict.patterns,
+            decision: "error",
+            outcome: "refused",
+            rule: null,
+          },
+          lineFirst: true,
+        });
+        return undefined;
+      }
+      verdict = session.tighten(deciding.flows!, flowCall, verdict);
     }
     c.progress.verdict = verdict;
     return {
       verdict,
       flowCall,
+      session,
       approved: probed ? verdict.patterns : undefined,
     };
   }
@@ -560,7 +619,7 @@ export class Gatekeeper {
    */
   async #forward(
     c: Deciding,
-    { verdict, flowCall, approved }: Decided,
+    { verdict, flowCall, session, approved }: Decided,
     { outcome, extra = {}, remember = false }: {
       outcome: AuditOutcome;
       extra?: Partial<AuditRecord>;
@@ -574,11 +633,27 @@ export class Gatekeeper {
     );
     const flows = this.#source.current().flows;
     if (flows !== undefined) {
-      this.#flows.forwarded(
+      // Flows a reload brought in after the decision: with a store, a
+      // fresh session, whose additions the store merges with its own.
+      const noted = session ??
+        (this.#flowStore === undefined ? this.#flows : new FlowSession());
+      const kept = await this.#setOff(
+        noted,
         flows,
         flowCall ?? this.#flowCall(c.name, verdict),
         line ?? undefined,
       );
+      if (kept !== undefined) {
+        // Not forwarded: the next call, on any instance, would be decided
+        // without what this one set off.
+        this.#relay.answerHost(c.message.id, {
+          error: {
+            code: RPC_ERROR.INTERNAL_ERROR,
+            message: this.#named(historyUnkept(c.name, kept)),
+          },
+        });
+        return;
+      }
     }
     if (remember) this.#remembered.remember(verdict.patterns);
     this.#forwardCall(c.call, c.message, approved, c.round);
@@ -790,6 +865,46 @@ export class Gatekeeper {
     });
   }
 
+  /**
+   * The flows set off so far: the session's, or with a store, the
+   * caller's history read now (a call forwarded on another instance a
+   * moment ago counts).
+   */
+  async #sessionFlows(): Promise<FlowSession> {
+    if (this.#flowStore === undefined) return this.#flows;
+    return new FlowSession({ state: await this.#flowStore.load() });
+  }
+
+  /**
+   * Notes a forwarded call's `after` rules in `session`, and with a store
+   * adds what it set off there before the call goes on. Resolves with the
+   * store's error when it could not keep it.
+   */
+  async #setOff(
+    session: FlowSession,
+    flows: Parameters<FlowSession["forwarded"]>[0],
+    call: FlowCall,
+    line: string | undefined,
+  ): Promise<unknown> {
+    const added = session.forwarded(flows, call, line);
+    // Most calls set nothing off, and cost no write.
+    if (
+      this.#flowStore === undefined ||
+      (added.triggers.length === 0 && added.full === undefined)
+    ) return undefined;
+    try {
+      await this.#flowStore.add(added);
+      return undefined;
+    } catch (error) {
+      this.#log(
+        `cannot keep what ${call.tool} set off in the flow history: ${
+          (error as Error)?.message ?? error
+        }`,
+      );
+      return error ?? new Error("unknown");
+    }
+  }
+
   /** The call as the session's flows see it: by the name the host calls it. */
   #flowCall(name: string, verdict: Verdict): FlowCall {
     const server = this.#server;
@@ -946,6 +1061,20 @@ export class Gatekeeper {
 /** What the audit and the flows call a host's read of a file resource. */
 const READ_METHOD = "resources/read";
 const READ_TEMPLATE = compileTemplate("read:{path}");
+
+/** The refusal of a call decided without its caller's flow history. */
+function historyUnread(tool: string, error: unknown): string {
+  return `The gate cannot decide this call of ${tool}: it cannot read the caller's flow history: ${
+    (error as Error)?.message ?? error
+  }. Nothing was run.`;
+}
+
+/** The error of an allowed call whose flows could not be kept. */
+function historyUnkept(tool: string, error: unknown): string {
+  return `The gate cannot run this call of ${tool}: it cannot keep what the call sets off in the caller's flow history: ${
+    (error as Error)?.message ?? error
+  }. Nothing was run.`;
+}
 
 /** The audit's `flow` and `since` for a verdict a flow decided. */
 function flowFields(

@@ -11,6 +11,8 @@ import type {
   AuditToolEvent,
 } from "./audit/_audit.ts";
 import { fixedPolicy } from "./policy/_policy_source.ts";
+import { type Flow, type FlowState, parseFlows } from "./policy/_flows.ts";
+import type { FlowStore } from "./_flow_store.ts";
 import { RunningGate } from "./_running_gate.ts";
 import {
   fakeServer,
@@ -49,7 +51,12 @@ function writes(request: Message): Record<string, unknown> | undefined {
 /** A gate in memory with `rules`, a host that initialized with `init`, and the server. */
 async function memoryGate(
   rules: ConstructorParameters<typeof Policy>[0],
-  options: FakeServerOptions & { init?: Message; unprobed?: "allow" } = {},
+  options: FakeServerOptions & {
+    init?: Message;
+    unprobed?: "allow";
+    flows?: readonly Flow[];
+    flowStore?: FlowStore;
+  } = {},
 ) {
   const server = fakeServer({
     tools: options.tools ?? [probedTool("write"), plainTool("plain")],
@@ -70,7 +77,11 @@ async function memoryGate(
       policy: new Policy(rules),
       unprobed: options.unprobed ?? "ask",
       tools: new Map(),
+      ...(options.flows === undefined ? {} : { flows: options.flows }),
     }),
+    ...(options.flowStore === undefined
+      ? {}
+      : { flowStore: options.flowStore }),
     audit,
     log: (line) => log.push(line),
     graceMs: 100,
@@ -236,5 +247,157 @@ Deno.test("gatekeeper lets an unprobed call through by the unprobed decision onl
       await g.roundTrip();
       assert.equal(g.server.peer.received.filter(isCallOf("plain")).length, 0);
     },
+  );
+});
+
+const SECRET_FLOW = parseFlows([
+  { after: ["write:secrets/**"], deny: ["write:out/**"] },
+]);
+
+/** A flow store in memory, as another instance's calls would leave it. */
+class MemoryFlowStore implements FlowStore {
+  state: FlowState = { triggers: [] };
+  loads = 0;
+  failLoad = false;
+  failAdd = false;
+  load(): Promise<FlowState> {
+    this.loads++;
+    if (this.failLoad) return Promise.reject(new Error("Redis is away"));
+    return Promise.resolve(this.state);
+  }
+  add(added: FlowState): Promise<void> {
+    if (this.failAdd) return Promise.reject(new Error("Redis is away"));
+    this.state = { triggers: [...this.state.triggers, ...added.triggers] };
+    return Promise.resolve();
+  }
+}
+
+Deno.test("gatekeeper with a flow store decides each call by the history it reads then", async (t) => {
+  const store = new MemoryFlowStore();
+  await using g = await memoryGate({ allow: ["write:**"] }, {
+    flows: SECRET_FLOW,
+    flowStore: store,
+  });
+  await t.step(
+    "a call set off elsewhere refuses this gate's call",
+    async () => {
+      // What another instance's call left in the store: this gate never saw it.
+      store.state = {
+        triggers: [["write:secrets/**", {
+          tool: "write",
+          pattern: "write:secrets/k",
+          line: "d1",
+        }]],
+      };
+      await g.host.call(2, "write", { path: "out/x" });
+      const answer = await g.host.answer(2);
+      assert.equal(answer.result.isError, true);
+      assert.match(answer.result.content[0].text, /denied by flows\[0\]/);
+      assert.equal(g.server.peer.received.filter(isCallOf("write")).length, 0);
+    },
+  );
+  await t.step("forgotten by the store, the same call runs", async () => {
+    store.state = { triggers: [] };
+    await g.host.call(3, "write", { path: "out/x" });
+    assert.equal((await g.host.answer(3)).result.isError, undefined);
+  });
+  await t.step(
+    "what a forwarded call sets off is added to the store",
+    async () => {
+      await g.host.call(4, "write", { path: "secrets/k" });
+      assert.equal((await g.host.answer(4)).result.isError, undefined);
+      assert.deepEqual(store.state.triggers.map(([rule]) => rule), [
+        "write:secrets/**",
+      ]);
+      await g.host.call(5, "write", { path: "out/y" });
+      assert.equal((await g.host.answer(5)).result.isError, true);
+    },
+  );
+});
+
+Deno.test("gatekeeper refuses a call whose flow history it cannot read", async () => {
+  const store = new MemoryFlowStore();
+  store.failLoad = true;
+  await using g = await memoryGate({ allow: ["write:**"] }, {
+    flows: SECRET_FLOW,
+    flowStore: store,
+  });
+  await g.host.call(2, "write", { path: "out/x" });
+  const answer = await g.host.answer(2);
+  assert.equal(answer.result.isError, true);
+  assert.match(
+    answer.result.content[0].text,
+    /cannot read the caller's flow history: Redis is away\. Nothing was run\./,
+  );
+  await g.roundTrip();
+  assert.equal(g.server.peer.received.filter(isCallOf("write")).length, 0);
+  assert.equal((g.audited[0] as AuditRecord).decision, "error");
+});
+
+Deno.test("gatekeeper does not forward a call whose set-off rule it cannot keep", async () => {
+  const store = new MemoryFlowStore();
+  store.failAdd = true;
+  await using g = await memoryGate({ allow: ["write:**"] }, {
+    flows: SECRET_FLOW,
+    flowStore: store,
+  });
+  await g.host.call(2, "write", { path: "secrets/k" });
+  const answer = await g.host.answer(2);
+  assert.match(
+    answer.error?.message ?? "",
+    /cannot keep what the call sets off in the caller's flow history/,
+  );
+  await g.roundTrip();
+  assert.equal(g.server.peer.received.filter(isCallOf("write")).length, 0);
+  // A call that sets nothing off needs no write, and runs.
+  await g.host.call(3, "write", { path: "notes/a" });
+  assert.equal((await g.host.answer(3)).result.isError, undefined);
+});
+
+Deno.test("gatekeeper with a flow store decides a file read by the history it reads", async (t) => {
+  const store = new MemoryFlowStore();
+  await using g = await memoryGate({ allow: ["write:**"] }, {
+    unprobed: "allow",
+    // Without roots a read's effects are unknown: unprobed.
+    flows: parseFlows([{ after: ["write:secrets/**"], deny: ["unprobed"] }]),
+    flowStore: store,
+    script: (request) =>
+      request.method === "resources/read"
+        ? { contents: [{ uri: request.params.uri, text: "x" }] }
+        : writes(request),
+  });
+  await t.step("set off elsewhere, the read is refused", async () => {
+    store.state = {
+      triggers: [["write:secrets/**", {
+        tool: "write",
+        pattern: "write:secrets/k",
+      }]],
+    };
+    const answer = await g.host.request("resources/read", {
+      uri: "file:///srv/a",
+    });
+    assert.match(answer.error?.message ?? "", /denied by flows\[0\]/);
+  });
+  await t.step("its history unreadable, the read is refused", async () => {
+    store.failLoad = true;
+    const answer = await g.host.request("resources/read", {
+      uri: "file:///srv/a",
+    });
+    assert.match(
+      answer.error?.message ?? "",
+      /cannot read the caller's flow history/,
+    );
+  });
+  await t.step("forgotten by the store, the read runs", async () => {
+    store.failLoad = false;
+    store.state = { triggers: [] };
+    const answer = await g.host.request("resources/read", {
+      uri: "file:///srv/a",
+    });
+    assert.equal(answer.error, undefined, JSON.stringify(answer));
+  });
+  assert.equal(
+    g.server.peer.received.filter((m) => m.method === "resources/read").length,
+    1,
   );
 });

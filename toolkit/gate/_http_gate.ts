@@ -60,6 +60,11 @@ export interface Caller {
   claims: CallerClaims | undefined;
   /** Whether the gate serves many callers (2026-07-28 requests). */
   shared: boolean;
+  /**
+   * For a shared gate: the key its callers share (_caller_key.ts; `""`
+   * without `auth:`), which their flow history in Redis is kept under.
+   */
+  key?: string;
 }
 
 /** What {@linkcode serveGate} runs with. */
@@ -267,6 +272,7 @@ class GateHost implements SessionHost {
       auth: undefined,
       claims,
       shared: true,
+      key,
     }).then((gate) => {
       gate.finished.then(() => {
         if (this.#stateless.get(key) === started) this.#stateless.delete(key);

@@ -20,6 +20,7 @@ import type { GateTelemetry } from "./_telemetry.ts";
 import type { MessageTransport } from "../jsonrpc/_message_channel.ts";
 import { ToolList } from "./pins/_tool_list.ts";
 import type { FlowSession } from "./policy/_flows.ts";
+import type { FlowStore } from "./_flow_store.ts";
 import { visibleTools } from "./policy/_visible.ts";
 
 /** How long answers still in the server's pipe are awaited once it exited. */
@@ -50,6 +51,8 @@ export interface RunningGateOptions {
   telemetry?: GateTelemetry;
   /** The session's flows, shared by the servers of an aggregate. */
   flows?: FlowSession;
+  /** Where the caller's flow history lives instead, shared by gate instances (`--redis`). */
+  flowStore?: FlowStore;
   /**
    * Whether an approval may last (the host's "remember" answer); off for
    * a gate that many callers share.
@@ -141,6 +144,7 @@ export class RunningGate {
       rounds: new ApprovalRounds({ ttlMs: options.approvalTtlMs }),
       pins: options.pins,
       flows: options.flows,
+      flowStore: options.flowStore,
       server: options.server,
       remember: options.remember,
       approvals: options.approvals,

@@ -15,6 +15,7 @@ import { messageOf } from "./_log.ts";
 import type { RedisPinStores } from "./pins/_pin_store.ts";
 import { Pins } from "./pins/_pins.ts";
 import { FlowSession } from "./policy/_flows.ts";
+import type { FlowStore } from "./_flow_store.ts";
 import { type PolicySource, serverPolicy } from "./policy/_policy_source.ts";
 import type { GateServer } from "./policy/policy_file.ts";
 import type { CallerClaims } from "./policy/_claims.ts";
@@ -53,6 +54,8 @@ export interface AggregateStart {
   closeShared?: boolean;
   /** Whether an approval may last for the rest of the session. */
   remember?: boolean;
+  /** Where the caller's flow history lives, shared by gate instances (`--redis`). */
+  flowStore?: FlowStore;
   /** How long a server may take to answer initialize. */
   startTimeoutMs?: number;
   /**
@@ -147,6 +150,9 @@ export async function startAggregate(
             remember: options.remember,
             approvals: options.approvals,
             flows,
+            ...(options.flowStore === undefined
+              ? {}
+              : { flowStore: options.flowStore }),
             server: { name: server.name, prefix: server.prefix },
             closeShared: false,
             hideNeverRun: options.caller !== undefined,

@@ -25,6 +25,7 @@ import { APPROVAL_TTL_MS } from "./_approval_round.ts";
 import type { GateTelemetry } from "./_telemetry.ts";
 import { isLoopback, parseListen } from "./policy/_listen.ts";
 import { type Caller, serveGate } from "./_http_gate.ts";
+import { flowKey, type FlowStore, RedisFlowStore } from "./_flow_store.ts";
 import {
   approvalKeys,
   APPROVALS_PREFIX,
@@ -240,6 +241,9 @@ export interface GateOptions {
    * call held by another, and a host's retry runs on any of them. The
    * instances share the keys of the page's forms, the calls and the
    * sign-in's cookies too (a secret the first of them leaves in Redis).
+   * Each 2026-07-28 caller's flow history is kept there as well, so that
+   * every instance decides the caller's next call with it (a 2025-11-25
+   * session, sticky to one instance, keeps its own in memory).
    *
    * @default {the policy file's `redis`, else in memory}
    */
@@ -573,7 +577,7 @@ export async function startGate(
   // for `caller`, a caller identified by its token (auth:).
   const open = async (
     host: HostSide,
-    shared: { close: boolean; remember?: boolean },
+    shared: { close: boolean; remember?: boolean; flowStore?: FlowStore },
     caller?: Caller,
   ): Promise<Gate> => {
     if (servers !== undefined) {
@@ -593,6 +597,9 @@ export async function startGate(
         telemetry,
         closeShared: shared.close,
         remember: shared.remember,
+        ...(shared.flowStore === undefined
+          ? {}
+          : { flowStore: shared.flowStore }),
       });
     }
     return await startServerGate(command, {
@@ -615,6 +622,9 @@ export async function startGate(
       telemetry,
       closeShared: shared.close,
       remember: shared.remember,
+      ...(shared.flowStore === undefined
+        ? {}
+        : { flowStore: shared.flowStore }),
     });
   };
   if (redisUrl !== undefined && listen === undefined) {
@@ -655,10 +665,23 @@ export async function startGate(
         pages: { prefix: APPROVALS_PREFIX, handler: approvals.handler },
         // With auth:, each session's gate is made for the verified token
         // its first message carries, and decides by that caller's view.
-        open: (host, caller) =>
+        // With redis, a gate of 2026-07-28 callers keeps their flow
+        // history there, under their key, so that each instance decides
+        // their next call with it; a session's gate keeps its own in
+        // memory (its session is sticky to one instance).
+        open: async (host, caller) =>
           open(
             { host, approvals: callerApprovals(approvals, caller) },
-            { close: false, remember: !caller.shared },
+            {
+              close: false,
+              remember: !caller.shared,
+              ...(redis === undefined || !caller.shared ? {} : {
+                flowStore: new RedisFlowStore(
+                  redis.link,
+                  await flowKey(caller.key ?? ""),
+                ),
+              }),
+            },
             auth === undefined ? undefined : caller,
           ),
         closeShared: async () => {

@@ -224,6 +224,17 @@ export interface FlowCall {
 export const MAX_TRIGGERS = 4096;
 
 /**
+ * What a session's flows have set off, as a store outside the gate keeps
+ * it (_flow_store.ts): each set-off rule by its key (its text, or
+ * `server\u0000rule` for a flow of one server), and the call that reached
+ * the bound, if one did.
+ */
+export interface FlowState {
+  readonly triggers: readonly (readonly [string, FlowTrigger])[];
+  readonly full?: FlowTrigger;
+}
+
+/**
  * The flows set off in one host session: by `after` rule text (or
  * `unprobed`), the first call that met it. A flow is set off while any of
  * its `after` rules is, so it stays set off across a reload that keeps
@@ -233,13 +244,40 @@ export class FlowSession {
   #triggers = new Map<string, FlowTrigger>();
   #full: FlowTrigger | undefined;
   #max: number;
+  // What forwarded() set off, for the store to keep.
+  #added: [string, FlowTrigger][] = [];
 
-  constructor(options: { max?: number } = {}) {
+  constructor(options: { max?: number; state?: FlowState } = {}) {
     this.#max = options.max ?? MAX_TRIGGERS;
+    const { state } = options;
+    if (state === undefined) return;
+    for (const [rule, trigger] of state.triggers) {
+      if (this.#triggers.size >= this.#max) {
+        this.#full ??= trigger;
+        break;
+      }
+      this.#triggers.set(rule, trigger);
+    }
+    if (state.full !== undefined) this.#full = state.full;
   }
 
-  /** Notes a call that was forwarded: the `after` rules it meets. */
-  forwarded(flows: readonly Flow[], call: FlowCall, line?: string): void {
+  /**
+   * Notes a call that was forwarded: the `after` rules it meets. Returns
+   * what this call set off that was not set off before (empty when
+   * nothing was), which a store outside the gate adds to its own.
+   */
+  forwarded(flows: readonly Flow[], call: FlowCall, line?: string): FlowState {
+    this.#added = [];
+    const wasFull = this.#full !== undefined;
+    this.#note(flows, call, line);
+    const added = this.#added;
+    this.#added = [];
+    return !wasFull && this.#full !== undefined
+      ? { triggers: added, full: this.#full }
+      : { triggers: added };
+  }
+
+  #note(flows: readonly Flow[], call: FlowCall, line?: string): void {
     if (this.#full !== undefined) return;
     const unknown = call.unknown || notCanonical(call.patterns);
     for (const flow of flows) {
@@ -273,6 +311,7 @@ export class FlowSession {
       return;
     }
     this.#triggers.set(rule, trigger);
+    this.#added.push([rule, trigger]);
   }
 
   /** What set `flow` off, or `undefined` while it is not. */

@@ -170,3 +170,74 @@ Deno.test("parsePolicyText() places a wrong flow at its line and column", async 
     assert.deepEqual(file.flows?.[1].ask, ["write:**", "exec:**", "unprobed"]);
   });
 });
+
+Deno.test("FlowSession hands a store what each call set off, and decides by a stored state", async (t) => {
+  const flows = parseFlows([
+    { after: ["read:a"], deny: ["net:**"] },
+    { after: ["read:b"], server: "files", deny: ["exec:**"] },
+  ], { servers: ["files"] });
+  const net = allowed("fetch", ["net:https://x.dev"]);
+  await t.step("forwarded() returns only the rules it set off now", () => {
+    const session = new FlowSession();
+    const first = session.forwarded(flows, call("r", ["read:a"]), "d1");
+    assert.deepEqual(first, {
+      triggers: [["read:a", { tool: "r", pattern: "read:a", line: "d1" }]],
+    });
+    // Set off already: the first call keeps it, nothing new to keep.
+    assert.deepEqual(
+      session.forwarded(flows, call("r", ["read:a"]), "d2"),
+      { triggers: [] },
+    );
+    const files = session.forwarded(
+      flows,
+      { ...call("r", ["read:b"]), server: "files" },
+      "d3",
+    );
+    assert.deepEqual(files.triggers.map(([rule]) => rule), [
+      "files\u0000read:b",
+    ]);
+  });
+  await t.step("a session restored from the state decides as the first", () => {
+    const session = new FlowSession();
+    const added = session.forwarded(flows, call("r", ["read:a"]), "d1");
+    const restored = new FlowSession({ state: added });
+    const tightened = restored.tighten(flows, call("fetch", net.patterns), net);
+    assert.equal(tightened.decision, "deny");
+    assert.equal(
+      (tightened as { flow: { trigger: { line: string } } }).flow.trigger.line,
+      "d1",
+    );
+  });
+  await t.step("the bound is reported once, and restored as full", () => {
+    const session = new FlowSession({ max: 1 });
+    session.forwarded(flows, call("r", ["read:a"]), "d1");
+    const over = session.forwarded(
+      flows,
+      { ...call("r", ["read:b"]), server: "files" },
+      "d2",
+    );
+    assert.deepEqual(over.triggers, []);
+    assert.equal(over.full?.line, "d2");
+    const restored = new FlowSession({
+      state: { triggers: [], full: over.full },
+    });
+    assert.equal(restored.full, true);
+    const exec = allowed("run", ["exec:ls"]);
+    assert.equal(
+      restored.tighten(flows, call("run", ["exec:ls"]), exec).decision,
+      "deny",
+    );
+  });
+  await t.step("a stored state past the bound is taken as full", () => {
+    const restored = new FlowSession({
+      max: 1,
+      state: {
+        triggers: [
+          ["x", { tool: "r", pattern: "read:x" }],
+          ["y", { tool: "r", pattern: "read:y" }],
+        ],
+      },
+    });
+    assert.equal(restored.full, true);
+  });
+});
