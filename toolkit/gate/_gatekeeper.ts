@@ -133,6 +133,11 @@ interface Deciding {
   progress: Progress;
   /** Whether the server's tool list has the tool (known after pins). */
   listed: boolean;
+  /**
+   * Whether this is a host's `resources/read` of a file (tool
+   * `resources/read`): refused with an error, not a tool's result.
+   */
+  read?: true;
 }
 
 /** The verdict on a call, and what forwarding it needs. */
@@ -279,6 +284,40 @@ export class Gatekeeper {
           rule: verdict.rule,
           ...flowFields(verdict),
         }, started);
+      if (
+        verdict.decision === "ask" && !this.#hostCanElicit &&
+        this.#approvals?.service.enabled() === true
+      ) {
+        // Sent to the gate's page as an asked tool call is: held while a
+        // session's host that takes URLs shows it, refused with its URL
+        // (-32042) for any other to read again.
+        const params = message.params ?? {};
+        const era = eraMeta(isRecord(params._meta) ? params._meta : undefined);
+        const hold = !isStateless(era) && this.#hostTakesUrls;
+        await this.#askByUrl(
+          {
+            message,
+            call,
+            params,
+            name: READ_METHOD,
+            meta: undefined,
+            era,
+            round: undefined,
+            started,
+            progress: { recorded: false, tool: READ_METHOD, verdict },
+            listed: true,
+            read: true,
+          },
+          {
+            verdict,
+            flowCall: undefined,
+            approved: undefined,
+          },
+          this.#approvals,
+          { mode: hold ? "hold" : "refuse" },
+        );
+        return;
+      }
       let action = verdict.decision === "allow" ? "accept" : "refuse";
       if (verdict.decision === "ask" && this.#hostCanElicit) {
         ({ action } = await this.#elicit(
@@ -601,9 +640,17 @@ export class Gatekeeper {
     c.progress.recorded = true;
     const written = this.#record(line, c.started);
     if (lineFirst) await written;
-    this.#relay.answerHost(c.message.id, {
-      result: refusal(this.#named(text), c.era),
-    });
+    this.#relay.answerHost(
+      c.message.id,
+      c.read
+        ? {
+          error: {
+            code: RPC_ERROR.INVALID_REQUEST,
+            message: this.#named(text),
+          },
+        }
+        : { result: refusal(this.#named(text), c.era) },
+    );
   }
 
   /**

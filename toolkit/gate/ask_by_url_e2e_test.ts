@@ -101,6 +101,10 @@ async function session(url: URL, capabilities: Message) {
     call(patterns: string[], name = "probed"): Promise<Message> {
       return client.callTool({ name, arguments: { patterns } });
     },
+    /** Reads `uri`: the fake server has no resources, so a read it got fails with -32601. */
+    read(uri: string): Promise<Message> {
+      return client.readResource({ uri });
+    },
     /** The calls of `probed` the fake server ran in this session. */
     async ran(): Promise<number> {
       const result = await client.callTool({ name: "seen", arguments: {} });
@@ -363,7 +367,8 @@ async function stateless(
       accept: "application/json, text/event-stream",
       "mcp-protocol-version": "2026-07-28",
       "mcp-method": method,
-      ...(params.name === undefined ? {} : { "mcp-name": params.name }),
+      // The request's name, or a read's URI, as 2026-07-28 asks.
+      "mcp-name": params.name ?? params.uri,
       ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
     },
     body: JSON.stringify({
@@ -655,4 +660,135 @@ servers:
   const held = await calling;
   assert.equal(held.isError, undefined, textOf(held));
   assert.equal(await urls.completed, asked.elicitationId);
+});
+
+/** A gate that asks about reads under `root`, and the file URI of `name` there. */
+async function readingGate() {
+  const root = await Deno.realPath(await Deno.makeTempDir());
+  const gate = await httpGate(
+    60_000,
+    `${POLICY.replace('ask: ["write:**"]', 'ask: ["write:**", "read:**"]')}
+roots: [${JSON.stringify(root)}]
+`,
+  );
+  return {
+    gate,
+    uri: (name: string) => `file://${root}/${name}`,
+    async [Symbol.asyncDispose]() {
+      await gate[Symbol.asyncDispose]();
+      await Deno.remove(root, { recursive: true });
+    },
+  };
+}
+
+/** What the server answered a read the gate forwarded: it has no resources. */
+function reachedServer(error: Message): void {
+  assert.equal(error.code, -32601, error.message);
+  assert.match(error.message, /Method not found: resources\/read/);
+}
+
+Deno.test("gate holds a URL-only host's asked file read until the page decides", async (t) => {
+  await using reading = await readingGate();
+  const { gate, uri } = reading;
+  await t.step("approved, the read reaches the server", async () => {
+    await using host = await session(gate.url, URLS_ONLY);
+    const pending = host.read(uri("notes/a.md")).then(
+      () => assert.fail("the fake server has no resources"),
+      (error) => error,
+    );
+    const asked = await askedBefore(host.asked, pending);
+    assert.equal(asked.mode, "url");
+    const shown = await openPage(asked.url, "bob");
+    assert.match(shown.html, /resources\/read/);
+    assert.match(shown.html, /read:notes\/a\.md/);
+    assert.equal((await decide(asked.url, "bob", "approve")).status, 303);
+    reachedServer(await pending);
+    assert.equal(await host.completed, asked.elicitationId);
+  });
+  await t.step("denied, the read is refused with an error", async () => {
+    await using host = await session(gate.url, URLS_ONLY);
+    const pending = host.read(uri("notes/b.md")).then(
+      () => assert.fail("the read ran"),
+      (error) => error,
+    );
+    const asked = await askedBefore(host.asked, pending);
+    assert.equal((await decide(asked.url, "bob", "deny")).status, 303);
+    const error = await pending;
+    assert.equal(error.code, -32600, error.message);
+    assert.match(
+      error.message,
+      /An approver \(bob\) denied this call of resources\/read on the gate's page/,
+    );
+  });
+  const lines = (await gate.lines()).filter((l) => l.tool === "resources/read");
+  assert.deepEqual(
+    lines.map((l) => [l.patterns, l.outcome, l.approver]),
+    [
+      [["read:notes/a.md"], "approved", "bob"],
+      [["read:notes/b.md"], "declined", "bob"],
+    ],
+  );
+});
+
+Deno.test("gate sends a file read of a host without elicitation to the page and runs its retry once", async (t) => {
+  await using reading = await readingGate();
+  const { gate, uri } = reading;
+  await using host = await session(gate.url, {});
+  await using other = await session(gate.url, {});
+  const file = uri("notes/c.md");
+  const refusedWithUrl = async (from: typeof host) => {
+    const error = await from.read(file).then(
+      () => assert.fail("the read ran"),
+      (error) => error,
+    );
+    assert.equal(error.code, -32042, error.message);
+    const [elicitation] = error.data.elicitations;
+    assert.equal(elicitation.mode, "url");
+    assert.match(elicitation.url, /\/approvals\/[\w-]{43}$/);
+    return elicitation.url as string;
+  };
+  const page = await refusedWithUrl(host);
+  await t.step("a retry before the approval gets the same page", async () => {
+    assert.equal(await refusedWithUrl(host), page);
+  });
+  assert.match((await openPage(page, "bob")).html, /read:notes\/c\.md/);
+  assert.equal((await decide(page, "bob", "approve")).status, 303);
+  await t.step("another caller's read is not the approved one", async () => {
+    assert.notEqual(await refusedWithUrl(other), page);
+  });
+  await t.step(
+    "the retry runs once, and a second retry is asked again",
+    async () => {
+      reachedServer(
+        await host.read(file).then(
+          () => assert.fail("the fake server has no resources"),
+          (error) => error,
+        ),
+      );
+      assert.notEqual(await refusedWithUrl(host), page);
+    },
+  );
+  await t.step(
+    "a 2026-07-28 caller's read is refused with -32042",
+    async () => {
+      const refused = await stateless(gate.url, 1, { uri: file }, {
+        method: "resources/read",
+        capabilities: URLS_ONLY,
+      });
+      assert.equal(refused.error?.code, -32042, JSON.stringify(refused));
+      assert.notEqual(refused.error.data.elicitations[0].url, page);
+    },
+  );
+  const lines = (await gate.lines()).filter((l) => l.tool === "resources/read");
+  assert.deepEqual(
+    lines.map((l) => [l.outcome, l.approver]),
+    [
+      ["refused", undefined],
+      ["refused", undefined],
+      ["refused", undefined],
+      ["approved", "bob"],
+      ["refused", undefined],
+      ["refused", undefined],
+    ],
+  );
 });
