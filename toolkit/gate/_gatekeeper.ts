@@ -733,6 +733,63 @@ export class Gatekeeper {
   }
 
   /**
+   * A 2026-07-28 caller's answer to the gate's URL round, decided by the
+   * page: the approval the round named, when it is this very caller's
+   * call (its key), runs the call once approved and refuses it once denied
+   * or expired; `true` when the call ended here. A round answered while
+   * the approval is pending, spent, or not this call's is asked again
+   * (`false`), as is a call that answers no URL round.
+   */
+  async #urlRoundAnswered(
+    c: Deciding,
+    decided: Decided,
+    board: ApprovalBoard,
+    key: string,
+  ): Promise<boolean> {
+    const { verdict } = decided;
+    const answered = c.round!.answerUrl(verdict.patterns);
+    if (answered === undefined) return false;
+    if (answered.action !== "accept") {
+      // The user would not go to the page: nothing to wait for.
+      await this.#refuse(c, verdict.declined(answered.action), {
+        line: this.#lineOf(
+          c,
+          verdict,
+          answered.action === "decline" ? "declined" : "refused",
+        ),
+      });
+      return true;
+    }
+    const approval = await this.#pending.withCancel(
+      c.call,
+      board.get(answered.approval),
+    );
+    if (approval === undefined || approval.call !== key) return false;
+    const approver = approval.decidedBy;
+    if (approval.state === "approved") {
+      if (approval.redeemed || !await board.redeem(approval.id)) return false;
+      await this.#forward(c, decided, {
+        outcome: "approved",
+        extra: { approver },
+      });
+      return true;
+    }
+    if (approval.state === "pending") return false;
+    const why = approval.state === "denied"
+      ? `An approver (${approver}) denied this call of ${c.name} on the gate's page.`
+      : `Nobody approved this call of ${c.name} on the gate's page before its approval expired.`;
+    await this.#refuse(c, `${why} Nothing was run.`, {
+      line: this.#lineOf(
+        c,
+        verdict,
+        approval.state === "denied" ? "declined" : "refused",
+        approver === undefined ? {} : { approver },
+      ),
+    });
+    return true;
+  }
+
+  /**
    * Asks on the approval page. A call approved there already for this
    * caller (a host's retry after the URL-required error) runs, once. Any
    * other opens an approval (or finds the one still pending) and, in
@@ -861,63 +918,6 @@ export class Gatekeeper {
         approver === undefined ? {} : { approver },
       ),
     });
-  }
-
-  /**
-   * A 2026-07-28 caller's answer to the gate's URL round, decided by the
-   * page: the approval the round named, when it is this very caller's
-   * call (its key), runs the call once approved and refuses it once denied
-   * or expired; `true` when the call ended here. A round answered while
-   * the approval is pending, spent, or not this call's is asked again
-   * (`false`), as is a call that answers no URL round.
-   */
-  async #urlRoundAnswered(
-    c: Deciding,
-    decided: Decided,
-    board: ApprovalBoard,
-    key: string,
-  ): Promise<boolean> {
-    const { verdict } = decided;
-    const answered = c.round!.answerUrl(verdict.patterns);
-    if (answered === undefined) return false;
-    if (answered.action !== "accept") {
-      // The user would not go to the page: nothing to wait for.
-      await this.#refuse(c, verdict.declined(answered.action), {
-        line: this.#lineOf(
-          c,
-          verdict,
-          answered.action === "decline" ? "declined" : "refused",
-        ),
-      });
-      return true;
-    }
-    const approval = await this.#pending.withCancel(
-      c.call,
-      board.get(answered.approval),
-    );
-    if (approval === undefined || approval.call !== key) return false;
-    const approver = approval.decidedBy;
-    if (approval.state === "approved") {
-      if (approval.redeemed || !await board.redeem(approval.id)) return false;
-      await this.#forward(c, decided, {
-        outcome: "approved",
-        extra: { approver },
-      });
-      return true;
-    }
-    if (approval.state === "pending") return false;
-    const why = approval.state === "denied"
-      ? `An approver (${approver}) denied this call of ${c.name} on the gate's page.`
-      : `Nobody approved this call of ${c.name} on the gate's page before its approval expired.`;
-    await this.#refuse(c, `${why} Nothing was run.`, {
-      line: this.#lineOf(
-        c,
-        verdict,
-        approval.state === "denied" ? "declined" : "refused",
-        approver === undefined ? {} : { approver },
-      ),
-    });
-    return true;
   }
 
   /** The call as the session's flows see it: by the name the host calls it. */
