@@ -7,7 +7,10 @@
 // before the gate asked (a server's own round of the same call), which goes
 // on to the server with the approved call. A state is good for a short
 // time and for one answer: its nonce is remembered until it expires, so the
-// same approval sent again is asked again, never run twice.
+// same approval sent again is asked again, never run twice. A caller
+// that takes only URL-mode elicitation is sent to the gate's approval page
+// instead (askUrl): its answer says only that the user went there, and the
+// page's decision on the approval the state names decides the call.
 
 import { isRecord } from "../_util/json_type.ts";
 import { remembersSession } from "./_remembered.ts";
@@ -35,6 +38,11 @@ interface Asked {
   expires: number;
   /** Spent by the first answer that counts. */
   nonce: string;
+  /**
+   * The approval on the gate's page the round sent the user to (URL mode);
+   * absent for a form question. An answer counts only as what it was asked.
+   */
+  approval?: string;
 }
 
 /** How long an approval question may be answered, by default: five minutes. */
@@ -65,6 +73,15 @@ export interface ApprovalRound {
    * about these very arguments and patterns; `undefined` otherwise.
    */
   answer(patterns: readonly string[]): string | undefined;
+  /**
+   * The user's answer to the gate's URL elicitation about these very
+   * arguments and patterns, with the page's approval it named; `undefined`
+   * otherwise. The answer says only whether the user went to the page: the
+   * approval's state on the board decides.
+   */
+  answerUrl(
+    patterns: readonly string[],
+  ): { action: string; approval: string } | undefined;
   /** Whether the answer's form asks to remember the approval for the session. */
   readonly remembers: boolean;
   /**
@@ -75,6 +92,15 @@ export interface ApprovalRound {
     question: string,
     patterns: readonly string[],
     options?: { schema?: Record<string, unknown> },
+  ): Record<string, unknown>;
+  /**
+   * The input-required result that sends the user to the approval `page`
+   * (URL-mode elicitation) about `patterns`, saying `message`.
+   */
+  askUrl(
+    page: { id: string; url: string },
+    message: string,
+    patterns: readonly string[],
   ): Record<string, unknown>;
 }
 
@@ -159,32 +185,52 @@ async function readApprovalRound(
   const reply = asked !== undefined && isRecord(inputResponses)
     ? inputResponses[APPROVAL_KEY]
     : undefined;
+  // The answer, once, when the state asked about these very arguments and
+  // patterns in this mode (a form's accept is no visit to the page, nor
+  // the other way round) and is neither expired nor spent.
+  const spend = (
+    patterns: readonly string[],
+    url: boolean,
+  ): { action: string; approval?: string } | undefined => {
+    if (
+      asked === undefined || reply === undefined ||
+      asked.arguments !== digest || !sameList(asked.patterns, patterns) ||
+      (typeof asked.approval === "string") !== url ||
+      (asked.approval !== undefined && typeof asked.approval !== "string") ||
+      typeof asked.expires !== "number" || asked.expires <= context.now() ||
+      typeof asked.nonce !== "string" ||
+      !context.spend(asked.nonce, asked.expires)
+    ) {
+      // Expired, spent already, or about something else: asked again.
+      return undefined;
+    }
+    const action = isRecord(reply) && typeof reply.action === "string"
+      ? reply.action
+      : "error";
+    return url ? { action, approval: asked.approval } : { action };
+  };
+  const sign = (state: Asked) =>
+    context.signer.sign(subject, state as unknown as Record<string, unknown>);
+  const fresh = (patterns: readonly string[]): Asked => ({
+    arguments: digest,
+    patterns: [...patterns],
+    before: defined(before),
+    expires: context.now() + context.ttlMs,
+    nonce: crypto.randomUUID(),
+  });
   return {
     params: { ...rest, ...defined(before) },
     remembers: asked !== undefined && remembersSession(reply),
     answer(patterns) {
-      if (
-        asked === undefined || reply === undefined ||
-        asked.arguments !== digest || !sameList(asked.patterns, patterns) ||
-        typeof asked.expires !== "number" || asked.expires <= context.now() ||
-        typeof asked.nonce !== "string" ||
-        !context.spend(asked.nonce, asked.expires)
-      ) {
-        // Expired, spent already, or about something else: asked again.
-        return undefined;
-      }
-      return isRecord(reply) && typeof reply.action === "string"
-        ? reply.action
-        : "error";
+      return spend(patterns, false)?.action;
+    },
+    answerUrl(patterns) {
+      const answered = spend(patterns, true);
+      return answered?.approval === undefined
+        ? undefined
+        : { action: answered.action, approval: answered.approval };
     },
     ask(question, patterns, options = {}) {
-      const state: Asked = {
-        arguments: digest,
-        patterns: [...patterns],
-        before: defined(before),
-        expires: context.now() + context.ttlMs,
-        nonce: crypto.randomUUID(),
-      };
       return {
         resultType: "input_required",
         inputRequests: {
@@ -197,10 +243,24 @@ async function readApprovalRound(
             },
           },
         },
-        requestState: context.signer.sign(
-          subject,
-          state as unknown as Record<string, unknown>,
-        ),
+        requestState: sign(fresh(patterns)),
+      };
+    },
+    askUrl(page, message, patterns) {
+      return {
+        resultType: "input_required",
+        inputRequests: {
+          [APPROVAL_KEY]: {
+            method: "elicitation/create",
+            params: {
+              mode: "url",
+              message,
+              elicitationId: page.id,
+              url: page.url,
+            },
+          },
+        },
+        requestState: sign({ ...fresh(patterns), approval: page.id }),
       };
     },
   };

@@ -104,3 +104,61 @@ Deno.test("ApprovalRound asks with the form it is given", async () => {
   >;
   assert.deepEqual(requests[APPROVAL_KEY].params.requestedSchema, schema);
 });
+
+Deno.test("ApprovalRounds counts a URL round's answer only as a visit to its page", async (t) => {
+  const rounds = new ApprovalRounds();
+  const page = {
+    id: "a".repeat(43),
+    url: `https://gate.example/approvals/${"a".repeat(43)}`,
+  };
+  const round = await rounds.read("delete_file", { arguments: ARGS });
+  const asked = round.askUrl(page, "Approve on the page", PATTERNS);
+  const request =
+    (asked.inputRequests as Record<string, Record<string, unknown>>)[
+      APPROVAL_KEY
+    ];
+  assert.deepEqual(request, {
+    method: "elicitation/create",
+    params: {
+      mode: "url",
+      message: "Approve on the page",
+      elicitationId: page.id,
+      url: page.url,
+    },
+  });
+  await t.step("its accept is no form approval", async () => {
+    const form = await rounds.read(
+      "delete_file",
+      answered(asked.requestState),
+    );
+    assert.equal(form.answer(PATTERNS), undefined);
+  });
+  await t.step("it names its approval, once", async () => {
+    const url = await rounds.read("delete_file", answered(asked.requestState));
+    assert.deepEqual(url.answerUrl(PATTERNS), {
+      action: "accept",
+      approval: page.id,
+    });
+    const replay = await rounds.read(
+      "delete_file",
+      answered(asked.requestState),
+    );
+    assert.equal(replay.answerUrl(PATTERNS), undefined);
+  });
+  await t.step("other patterns or arguments are another call", async () => {
+    const state = (await rounds.read("delete_file", { arguments: ARGS }))
+      .askUrl(page, "Approve", PATTERNS).requestState;
+    const other = await rounds.read("delete_file", {
+      ...answered(state),
+      arguments: { path: "notes/ask/e.txt" },
+    });
+    assert.equal(other.answerUrl(PATTERNS), undefined);
+    const wider = await rounds.read("delete_file", answered(state));
+    assert.equal(wider.answerUrl(["delete:notes/**"]), undefined);
+  });
+  await t.step("a form round's accept names no page", async () => {
+    const state = await ask(rounds);
+    const form = await rounds.read("delete_file", answered(state));
+    assert.equal(form.answerUrl(PATTERNS), undefined);
+  });
+});

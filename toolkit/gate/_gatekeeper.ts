@@ -66,6 +66,7 @@ import type { HostRequest, Relay } from "./_relay.ts";
 import { recordedPatterns } from "./policy/_redact.ts";
 import type { ToolList } from "./pins/_tool_list.ts";
 import type { CallerApprovals } from "./_approval_routes.ts";
+import type { ApprovalBoard } from "./approvals/_board.ts";
 import {
   elicitationComplete,
   type PageApproval,
@@ -139,6 +140,11 @@ interface Deciding {
   progress: Progress;
   /** Whether the server's tool list has the tool (known after pins). */
   listed: boolean;
+  /**
+   * Whether this is a host's `resources/read` of a file (tool
+   * `resources/read`): refused with an error, not a tool's result.
+   */
+  read?: true;
 }
 
 /** The verdict on a call, and what forwarding it needs. */
@@ -309,6 +315,40 @@ export class Gatekeeper {
           rule: verdict.rule,
           ...flowFields(verdict),
         }, started);
+      if (
+        verdict.decision === "ask" && !this.#hostCanElicit &&
+        this.#approvals?.service.enabled() === true
+      ) {
+        // Sent to the gate's page as an asked tool call is: held while a
+        // session's host that takes URLs shows it, refused with its URL
+        // (-32042) for any other to read again.
+        const params = message.params ?? {};
+        const era = eraMeta(isRecord(params._meta) ? params._meta : undefined);
+        const hold = !isStateless(era) && this.#hostTakesUrls;
+        await this.#askByUrl(
+          {
+            message,
+            call,
+            params,
+            name: READ_METHOD,
+            meta: undefined,
+            era,
+            round: undefined,
+            started,
+            progress: { recorded: false, tool: READ_METHOD, verdict },
+            listed: true,
+            read: true,
+          },
+          {
+            verdict,
+            flowCall: undefined,
+            approved: undefined,
+          },
+          this.#approvals,
+          { mode: hold ? "hold" : "refuse" },
+        );
+        return;
+      }
       let action = verdict.decision === "allow" ? "accept" : "refuse";
       if (verdict.decision === "ask" && this.#hostCanElicit) {
         ({ action } = await this.#elicit(
@@ -675,9 +715,17 @@ export class Gatekeeper {
     c.progress.recorded = true;
     const written = this.#record(line, c.started);
     if (lineFirst) await written;
-    this.#relay.answerHost(c.message.id, {
-      result: refusal(this.#named(text), c.era),
-    });
+    this.#relay.answerHost(
+      c.message.id,
+      c.read
+        ? {
+          error: {
+            code: RPC_ERROR.INVALID_REQUEST,
+            message: this.#named(text),
+          },
+        }
+        : { result: refusal(this.#named(text), c.era) },
+    );
   }
 
   /**
@@ -696,9 +744,13 @@ export class Gatekeeper {
       : this.#hostCanElicit;
     if (!canAsk && this.#approvals?.service.enabled() === true) {
       // Sent to the gate's page: held while a session's host that takes
-      // URLs shows it, refused with its URL for any other to call again.
+      // URLs shows it, in rounds for a 2026-07-28 caller that takes them,
+      // refused with its URL for any other to call again.
+      const takesUrls = stateless
+        ? asksUrls(eraCapabilities(c.era))
+        : this.#hostTakesUrls;
       await this.#askByUrl(c, decided, this.#approvals, {
-        hold: !stateless && this.#hostTakesUrls,
+        mode: !takesUrls ? "refuse" : stateless ? "round" : "hold",
       });
       return;
     }
@@ -756,17 +808,77 @@ export class Gatekeeper {
   }
 
   /**
+   * A 2026-07-28 caller's answer to the gate's URL round, decided by the
+   * page: the approval the round named, when it is this very caller's
+   * call (its key), runs the call once approved and refuses it once denied
+   * or expired; `true` when the call ended here. A round answered while
+   * the approval is pending, spent, or not this call's is asked again
+   * (`false`), as is a call that answers no URL round.
+   */
+  async #urlRoundAnswered(
+    c: Deciding,
+    decided: Decided,
+    board: ApprovalBoard,
+    key: string,
+  ): Promise<boolean> {
+    const { verdict } = decided;
+    const answered = c.round!.answerUrl(verdict.patterns);
+    if (answered === undefined) return false;
+    if (answered.action !== "accept") {
+      // The user would not go to the page: nothing to wait for.
+      await this.#refuse(c, verdict.declined(answered.action), {
+        line: this.#lineOf(
+          c,
+          verdict,
+          answered.action === "decline" ? "declined" : "refused",
+        ),
+      });
+      return true;
+    }
+    const approval = await this.#pending.withCancel(
+      c.call,
+      board.get(answered.approval),
+    );
+    if (approval === undefined || approval.call !== key) return false;
+    const approver = approval.decidedBy;
+    if (approval.state === "approved") {
+      if (approval.redeemed || !await board.redeem(approval.id)) return false;
+      await this.#forward(c, decided, {
+        outcome: "approved",
+        extra: { approver },
+      });
+      return true;
+    }
+    if (approval.state === "pending") return false;
+    const why = approval.state === "denied"
+      ? `An approver (${approver}) denied this call of ${c.name} on the gate's page.`
+      : `Nobody approved this call of ${c.name} on the gate's page before its approval expired.`;
+    await this.#refuse(c, `${why} Nothing was run.`, {
+      line: this.#lineOf(
+        c,
+        verdict,
+        approval.state === "denied" ? "declined" : "refused",
+        approver === undefined ? {} : { approver },
+      ),
+    });
+    return true;
+  }
+
+  /**
    * Asks on the approval page. A call approved there already for this
    * caller (a host's retry after the URL-required error) runs, once. Any
-   * other opens an approval (or finds the one still pending) and, with
-   * `hold`, sends the host to the page and waits for the decision or the
-   * expiry; without, is refused with the URL-required error.
+   * other opens an approval (or finds the one still pending) and, in
+   * `hold` mode, sends the host to the page and waits for the decision or
+   * the expiry; in `round` mode (2026-07-28) answers with a round that
+   * sends the caller there, whose answer the page's decision decides
+   * (#urlRoundAnswered); in `refuse` mode, is refused with the
+   * URL-required error.
    */
   async #askByUrl(
     c: Deciding,
     decided: Decided,
     approvals: CallerApprovals,
-    { hold }: { hold: boolean },
+    { mode }: { mode: "hold" | "round" | "refuse" },
   ): Promise<void> {
     const { verdict } = decided;
     const { service, asker, caller } = approvals;
@@ -777,6 +889,13 @@ export class Gatekeeper {
       c.call,
       service.callKey(caller, { server, tool: c.name, patterns: shown }),
     );
+    if (mode === "round") {
+      c.round ??= await this.#pending.withCancel(
+        c.call,
+        this.#rounds.read(c.name, c.params),
+      );
+      if (await this.#urlRoundAnswered(c, decided, board, key)) return;
+    }
     const found = await this.#pending.withCancel(c.call, board.find(key));
     if (found?.state === "approved" && !found.redeemed) {
       if (await board.redeem(found.id)) {
@@ -804,7 +923,18 @@ export class Gatekeeper {
       page = { id: opened.id, url: service.pageUrl(opened.path) };
     }
     const message = this.#named(pageMessage(c.name, shown));
-    if (!hold) {
+    if (mode === "round") {
+      this.#relay.telemetry?.decided({
+        ...verdict,
+        patterns: shown,
+        outcome: "asked",
+      });
+      this.#relay.answerHost(c.message.id, {
+        result: c.round!.askUrl(page, message, verdict.patterns),
+      });
+      return;
+    }
+    if (mode === "refuse") {
       c.progress.recorded = true;
       this.#record(this.#lineOf(c, verdict, "refused"), c.started);
       this.#relay.answerHost(c.message.id, {

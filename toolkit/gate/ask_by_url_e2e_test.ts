@@ -11,6 +11,7 @@ import {
   ElicitationCompleteNotificationSchema,
   ElicitRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { ISSUER, signingKey, signToken } from "../http/_jwt_test_helpers.ts";
 import { startGate } from "./gate.ts";
 import { FAKE_COMMAND, type Message } from "./testdata/gate_process.ts";
 
@@ -99,6 +100,10 @@ async function session(url: URL, capabilities: Message) {
     /** Calls the fake's probed tool (under `name`), which reports `patterns`. */
     call(patterns: string[], name = "probed"): Promise<Message> {
       return client.callTool({ name, arguments: { patterns } });
+    },
+    /** Reads `uri`: the fake server has no resources, so a read it got fails with -32601. */
+    read(uri: string): Promise<Message> {
+      return client.readResource({ uri });
     },
     /** The calls of `probed` the fake server ran in this session. */
     async ran(): Promise<number> {
@@ -340,8 +345,20 @@ Deno.test("gate without approvers refuses at once what it cannot ask", async () 
   assert.match(textOf(result), /this host cannot ask for it/);
 });
 
-/** One 2026-07-28 request (no session), answered as JSON or a stream. */
-async function stateless(url: URL, id: number, params: Message) {
+/**
+ * One 2026-07-28 request (no session) declaring `capabilities`, with
+ * `token` when given, answered as JSON or a stream.
+ */
+async function stateless(
+  url: URL,
+  id: number,
+  params: Message,
+  { capabilities = {}, token, method = "tools/call" }: {
+    capabilities?: Message;
+    token?: string;
+    method?: string;
+  } = {},
+) {
   const response = await fetch(url, {
     method: "POST",
     signal: AbortSignal.timeout(20_000),
@@ -349,18 +366,20 @@ async function stateless(url: URL, id: number, params: Message) {
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
       "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "tools/call",
-      "mcp-name": params.name,
+      "mcp-method": method,
+      // The request's name, or a read's URI, as 2026-07-28 asks.
+      "mcp-name": params.name ?? params.uri,
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
     },
     body: JSON.stringify({
       jsonrpc: "2.0",
       id,
-      method: "tools/call",
+      method,
       params: {
         ...params,
         _meta: {
           "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": {},
+          "io.modelcontextprotocol/clientCapabilities": capabilities,
         },
       },
     }),
@@ -392,6 +411,210 @@ Deno.test("gate sends a 2026-07-28 caller to the page and runs its retry once", 
   const again = await stateless(gate.url, 3, call);
   assert.equal(again.error?.code, -32042);
   assert.notEqual(again.error.data.elicitations[0].url, page);
+});
+
+/** What a 2026-07-28 caller that takes URL-mode elicitation declares. */
+const URLS_ONLY = { elicitation: { url: {} } };
+const ROUND_KEY = "forge-gate/approval";
+
+/** The URL round of an input-required answer: its elicitation and state. */
+function urlRound(answer: Message): { asked: Message; state: string } {
+  const result = answer.result;
+  assert.equal(result?.resultType, "input_required", JSON.stringify(answer));
+  const request = result.inputRequests[ROUND_KEY];
+  assert.equal(request.method, "elicitation/create");
+  assert.equal(request.params.mode, "url");
+  assert.match(request.params.url, /\/approvals\/[\w-]{43}$/);
+  assert.equal(
+    request.params.elicitationId,
+    request.params.url.split("/").at(-1),
+  );
+  assert.equal(typeof result.requestState, "string");
+  return { asked: request.params, state: result.requestState };
+}
+
+/** The call again, answering the round whose state is `state` with `action`. */
+function retried(call: Message, state: string, action = "accept"): Message {
+  return {
+    ...call,
+    requestState: state,
+    inputResponses: { [ROUND_KEY]: { action } },
+  };
+}
+
+/** How many calls of `probed` the gate's fake server (shared by 2026-07-28 callers) ran. */
+async function ranStateless(url: URL, token?: string): Promise<number> {
+  const seen = await stateless(url, 99, { name: "seen", arguments: {} }, {
+    ...(token === undefined ? {} : { token }),
+  });
+  return JSON.parse(seen.result.content[0].text).approvals.length;
+}
+
+Deno.test("gate sends a 2026-07-28 caller that takes URLs to the page in rounds", async (t) => {
+  await using gate = await httpGate();
+  const call = {
+    name: "probed",
+    arguments: { patterns: ["write:notes/r.md"] },
+  };
+  const asked = urlRound(
+    await stateless(gate.url, 1, call, { capabilities: URLS_ONLY }),
+  );
+  assert.equal(new URL(asked.asked.url).origin, gate.url.origin);
+  assert.match(asked.asked.message, /write:notes\/r\.md/);
+  let state = asked.state;
+  await t.step(
+    "a round answered before the approval is asked again, not run",
+    async () => {
+      const again = urlRound(
+        await stateless(gate.url, 2, retried(call, state), {
+          capabilities: URLS_ONLY,
+        }),
+      );
+      assert.equal(again.asked.url, asked.asked.url);
+      assert.notEqual(again.state, state);
+      assert.equal(await ranStateless(gate.url), 0);
+      state = again.state;
+    },
+  );
+  await t.step(
+    "the round's answer is no form approval for a caller that now takes forms",
+    async () => {
+      const answer = await stateless(gate.url, 3, retried(call, state), {
+        capabilities: { elicitation: { form: {} } },
+      });
+      assert.equal(answer.result?.resultType, "input_required");
+      const form = answer.result.inputRequests[ROUND_KEY].params;
+      assert.equal(form.mode, undefined);
+      assert.ok(form.requestedSchema);
+      assert.equal(await ranStateless(gate.url), 0);
+    },
+  );
+  await t.step("approved in the page, the retry runs once", async () => {
+    assert.equal((await decide(asked.asked.url, "bob", "approve")).status, 303);
+    const ran = await stateless(gate.url, 4, retried(call, state), {
+      capabilities: URLS_ONLY,
+    });
+    assert.equal(ran.result?.isError, undefined, JSON.stringify(ran));
+    assert.deepEqual(
+      JSON.parse(ran.result.content[0].text)["forge.approved_patterns"],
+      ["x-fake:always", "write:notes/r.md"],
+    );
+    assert.equal(await ranStateless(gate.url), 1);
+  });
+  await t.step("a second retry is asked again on a new page", async () => {
+    const again = urlRound(
+      await stateless(gate.url, 5, retried(call, state), {
+        capabilities: URLS_ONLY,
+      }),
+    );
+    assert.notEqual(again.asked.url, asked.asked.url);
+    const fresh = urlRound(
+      await stateless(gate.url, 6, call, { capabilities: URLS_ONLY }),
+    );
+    assert.equal(fresh.asked.url, again.asked.url);
+    assert.equal(await ranStateless(gate.url), 1);
+  });
+  await t.step(
+    "a caller that takes no elicitation still gets -32042",
+    async () => {
+      const refused = await stateless(gate.url, 7, {
+        name: "probed",
+        arguments: { patterns: ["write:notes/q.md"] },
+      });
+      assert.equal(refused.error?.code, -32042, JSON.stringify(refused));
+    },
+  );
+  const lines = (await gate.lines()).filter((l) => l.tool === "probed");
+  assert.deepEqual(
+    lines.map((l) => [l.outcome, l.approver]),
+    [["approved", "bob"], ["refused", undefined]],
+  );
+});
+
+Deno.test("gate refuses a 2026-07-28 round denied in the page or declined by the user", async () => {
+  await using gate = await httpGate();
+  const call = {
+    name: "probed",
+    arguments: { patterns: ["write:notes/t.md"] },
+  };
+  const { asked, state } = urlRound(
+    await stateless(gate.url, 1, call, { capabilities: URLS_ONLY }),
+  );
+  assert.equal((await decide(asked.url, "bob", "deny")).status, 303);
+  const denied = await stateless(gate.url, 2, retried(call, state), {
+    capabilities: URLS_ONLY,
+  });
+  assert.equal(denied.result?.isError, true);
+  assert.equal(denied.result.resultType, "complete");
+  assert.match(
+    denied.result.content[0].text,
+    /An approver \(bob\) denied this call of probed on the gate's page\. Nothing was run\./,
+  );
+  const other = {
+    name: "probed",
+    arguments: { patterns: ["write:notes/u.md"] },
+  };
+  const round = urlRound(
+    await stateless(gate.url, 3, other, { capabilities: URLS_ONLY }),
+  );
+  const declined = await stateless(
+    gate.url,
+    4,
+    retried(other, round.state, "decline"),
+    { capabilities: URLS_ONLY },
+  );
+  assert.equal(declined.result?.isError, true);
+  assert.equal(await ranStateless(gate.url), 0);
+  const lines = (await gate.lines()).filter((l) => l.tool === "probed");
+  assert.deepEqual(
+    lines.map((l) => [l.outcome, l.approver]),
+    [["declined", "bob"], ["declined", undefined]],
+  );
+});
+
+Deno.test("gate never runs a 2026-07-28 call on another caller's approval", async () => {
+  const key = await signingKey("k1");
+  const keys = await Deno.makeTempFile({ suffix: ".json" });
+  try {
+    await Deno.writeTextFile(keys, JSON.stringify({ keys: [key.jwk] }));
+    await using gate = await httpGate(
+      60_000,
+      `auth:\n  issuer: ${ISSUER}\n  jwks: ${keys}\n${POLICY}`,
+    );
+    const alice = await signToken(key, gate.url.href, { sub: "alice" });
+    const carol = await signToken(key, gate.url.href, { sub: "carol" });
+    const call = {
+      name: "probed",
+      arguments: { patterns: ["write:notes/v.md"] },
+    };
+    const { asked, state } = urlRound(
+      await stateless(gate.url, 1, call, {
+        capabilities: URLS_ONLY,
+        token: alice,
+      }),
+    );
+    assert.equal((await decide(asked.url, "bob", "approve")).status, 303);
+    // Carol sends alice's very round back, then calls anew, either way.
+    const replayed = urlRound(
+      await stateless(gate.url, 2, retried(call, state), {
+        capabilities: URLS_ONLY,
+        token: carol,
+      }),
+    );
+    assert.notEqual(replayed.asked.url, asked.url);
+    const anew = await stateless(gate.url, 3, call, { token: carol });
+    assert.equal(anew.error?.code, -32042, JSON.stringify(anew));
+    assert.equal(await ranStateless(gate.url, carol), 0);
+    // Alice's approval was left for alice.
+    const ran = await stateless(gate.url, 4, retried(call, state), {
+      capabilities: URLS_ONLY,
+      token: alice,
+    });
+    assert.equal(ran.result?.isError, undefined, JSON.stringify(ran));
+    assert.equal(await ranStateless(gate.url, alice), 1);
+  } finally {
+    await Deno.remove(keys);
+  }
 });
 
 Deno.test("gate keeps each server's approvals apart in a servers: aggregate", async () => {
@@ -437,4 +660,135 @@ servers:
   const held = await calling;
   assert.equal(held.isError, undefined, textOf(held));
   assert.equal(await urls.completed, asked.elicitationId);
+});
+
+/** A gate that asks about reads under `root`, and the file URI of `name` there. */
+async function readingGate() {
+  const root = await Deno.realPath(await Deno.makeTempDir());
+  const gate = await httpGate(
+    60_000,
+    `${POLICY.replace('ask: ["write:**"]', 'ask: ["write:**", "read:**"]')}
+roots: [${JSON.stringify(root)}]
+`,
+  );
+  return {
+    gate,
+    uri: (name: string) => `file://${root}/${name}`,
+    async [Symbol.asyncDispose]() {
+      await gate[Symbol.asyncDispose]();
+      await Deno.remove(root, { recursive: true });
+    },
+  };
+}
+
+/** What the server answered a read the gate forwarded: it has no resources. */
+function reachedServer(error: Message): void {
+  assert.equal(error.code, -32601, error.message);
+  assert.match(error.message, /Method not found: resources\/read/);
+}
+
+Deno.test("gate holds a URL-only host's asked file read until the page decides", async (t) => {
+  await using reading = await readingGate();
+  const { gate, uri } = reading;
+  await t.step("approved, the read reaches the server", async () => {
+    await using host = await session(gate.url, URLS_ONLY);
+    const pending = host.read(uri("notes/a.md")).then(
+      () => assert.fail("the fake server has no resources"),
+      (error) => error,
+    );
+    const asked = await askedBefore(host.asked, pending);
+    assert.equal(asked.mode, "url");
+    const shown = await openPage(asked.url, "bob");
+    assert.match(shown.html, /resources\/read/);
+    assert.match(shown.html, /read:notes\/a\.md/);
+    assert.equal((await decide(asked.url, "bob", "approve")).status, 303);
+    reachedServer(await pending);
+    assert.equal(await host.completed, asked.elicitationId);
+  });
+  await t.step("denied, the read is refused with an error", async () => {
+    await using host = await session(gate.url, URLS_ONLY);
+    const pending = host.read(uri("notes/b.md")).then(
+      () => assert.fail("the read ran"),
+      (error) => error,
+    );
+    const asked = await askedBefore(host.asked, pending);
+    assert.equal((await decide(asked.url, "bob", "deny")).status, 303);
+    const error = await pending;
+    assert.equal(error.code, -32600, error.message);
+    assert.match(
+      error.message,
+      /An approver \(bob\) denied this call of resources\/read on the gate's page/,
+    );
+  });
+  const lines = (await gate.lines()).filter((l) => l.tool === "resources/read");
+  assert.deepEqual(
+    lines.map((l) => [l.patterns, l.outcome, l.approver]),
+    [
+      [["read:notes/a.md"], "approved", "bob"],
+      [["read:notes/b.md"], "declined", "bob"],
+    ],
+  );
+});
+
+Deno.test("gate sends a file read of a host without elicitation to the page and runs its retry once", async (t) => {
+  await using reading = await readingGate();
+  const { gate, uri } = reading;
+  await using host = await session(gate.url, {});
+  await using other = await session(gate.url, {});
+  const file = uri("notes/c.md");
+  const refusedWithUrl = async (from: typeof host) => {
+    const error = await from.read(file).then(
+      () => assert.fail("the read ran"),
+      (error) => error,
+    );
+    assert.equal(error.code, -32042, error.message);
+    const [elicitation] = error.data.elicitations;
+    assert.equal(elicitation.mode, "url");
+    assert.match(elicitation.url, /\/approvals\/[\w-]{43}$/);
+    return elicitation.url as string;
+  };
+  const page = await refusedWithUrl(host);
+  await t.step("a retry before the approval gets the same page", async () => {
+    assert.equal(await refusedWithUrl(host), page);
+  });
+  assert.match((await openPage(page, "bob")).html, /read:notes\/c\.md/);
+  assert.equal((await decide(page, "bob", "approve")).status, 303);
+  await t.step("another caller's read is not the approved one", async () => {
+    assert.notEqual(await refusedWithUrl(other), page);
+  });
+  await t.step(
+    "the retry runs once, and a second retry is asked again",
+    async () => {
+      reachedServer(
+        await host.read(file).then(
+          () => assert.fail("the fake server has no resources"),
+          (error) => error,
+        ),
+      );
+      assert.notEqual(await refusedWithUrl(host), page);
+    },
+  );
+  await t.step(
+    "a 2026-07-28 caller's read is refused with -32042",
+    async () => {
+      const refused = await stateless(gate.url, 1, { uri: file }, {
+        method: "resources/read",
+        capabilities: URLS_ONLY,
+      });
+      assert.equal(refused.error?.code, -32042, JSON.stringify(refused));
+      assert.notEqual(refused.error.data.elicitations[0].url, page);
+    },
+  );
+  const lines = (await gate.lines()).filter((l) => l.tool === "resources/read");
+  assert.deepEqual(
+    lines.map((l) => [l.outcome, l.approver]),
+    [
+      ["refused", undefined],
+      ["refused", undefined],
+      ["refused", undefined],
+      ["approved", "bob"],
+      ["refused", undefined],
+      ["refused", undefined],
+    ],
+  );
 });
