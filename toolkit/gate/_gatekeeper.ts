@@ -343,6 +343,7 @@ export class Gatekeeper {
             verdict,
             flowCall: undefined,
             approved: undefined,
+            session,
           },
           this.#approvals,
           { mode: hold ? "hold" : "refuse" },
