@@ -33,8 +33,8 @@ import {
   startGateNginx,
   startInstance,
 } from "./_cluster.ts";
-import { median, percentile, rotate } from "./_stats.ts";
-import { cpuTicks } from "./scale_out.ts";
+import { rotate } from "./_stats.ts";
+import { cpuTicks, type Run, summarize } from "./scale_out.ts";
 
 /** What the command line asked for. */
 export interface Options {
@@ -134,69 +134,10 @@ export function answerOf(
   return undefined;
 }
 
-/** One run of one configuration. */
-export interface Run {
-  /** Answers that were checked and right. */
-  calls: number;
-  /** Requests that failed or were answered wrong. */
-  errors: number;
-  /** Wall time of the run, in milliseconds. */
-  ms: number;
-  /** Each right answer's latency, in milliseconds. */
-  latencies: number[];
-}
-
-/** The figures of one configuration over the rounds. */
-export interface Summary {
-  /** The median of the rounds' calls per second. */
-  callsPerSecond: number;
-  /** The lowest and highest round. */
-  range: [number, number];
-  /** The median of the rounds' p50 latencies, in milliseconds. */
-  p50: number;
-  /** The median of the rounds' p99 latencies, in milliseconds. */
-  p99: number;
-  /** Errors over every round. */
-  errors: number;
-}
-
-/**
- * Folds a configuration's runs into medians over the rounds: each round's
- * calls per second (right answers over wall time), p50 and p99 first, then
- * their medians. A `RangeError` without runs or when a run has no right
- * answer.
- *
- * @example
- * ```ts
- * import { summarize } from "./gate_http.ts";
- *
- * summarize([
- *   { calls: 100, errors: 0, ms: 1000, latencies: [1, 2, 3] },
- *   { calls: 300, errors: 0, ms: 1000, latencies: [2, 3, 4] },
- *   { calls: 200, errors: 0, ms: 1000, latencies: [3, 4, 5] },
- * ]).callsPerSecond; // 200
- * ```
- */
-export function summarize(runs: readonly Run[]): Summary {
-  if (runs.length === 0) {
-    throw new RangeError("Cannot summarize: no runs");
-  }
-  const rates = runs.map((run) => {
-    if (run.calls === 0 || run.latencies.length === 0) {
-      throw new RangeError(
-        `Cannot summarize: a run has no right answer (${run.errors} errors)`,
-      );
-    }
-    return run.calls / (run.ms / 1000);
-  });
-  return {
-    callsPerSecond: median(rates),
-    range: [Math.min(...rates), Math.max(...rates)],
-    p50: median(runs.map((run) => percentile(run.latencies, 50))),
-    p99: median(runs.map((run) => percentile(run.latencies, 99))),
-    errors: runs.reduce((sum, run) => sum + run.errors, 0),
-  };
-}
+// A run and its summary are scale_out.ts's: the same calls per second,
+// latencies and errors, folded the same way.
+export type { Run, Summary } from "./scale_out.ts";
+export { summarize };
 
 /** The target: one gate instance at least this share of the upstream alone. */
 export const TARGET = 0.7;
