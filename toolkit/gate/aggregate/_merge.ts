@@ -6,7 +6,7 @@
 import { isRecord } from "../../_util/json_type.ts";
 import { joinName } from "../../_util/mount_names.ts";
 
-/** The gate's name in the answers it merges. */
+/** The gate's name in the answers it merges (its version is the package's, in deno.json). */
 export const AGGREGATE_INFO = { name: "forge-gate", version: "0.1.0" };
 
 /** One server's answer, with its name and prefix. */
