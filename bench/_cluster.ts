@@ -251,6 +251,17 @@ export async function startNginx(
     upstreams: upstreams.map((url) => new URL(url).host),
     dir,
   });
+  return await runNginx(conf, { dir, port });
+}
+
+/**
+ * nginx with `conf`, written to `dir`, in the foreground, one process (no
+ * master), ready once it accepts on `port`; `dir` goes when it stops.
+ */
+async function runNginx(
+  conf: string,
+  { dir, port }: { dir: string; port: number },
+): Promise<Started> {
   await Deno.writeTextFile(`${dir}/nginx.conf`, conf);
   return await spawn("nginx", {
     args: [
@@ -371,26 +382,5 @@ export async function startGateNginx(
     instances: [new URL(instances[0]).host, new URL(instances[1]).host],
     dir,
   });
-  await Deno.writeTextFile(`${dir}/nginx.conf`, conf);
-  return await spawn("nginx", {
-    args: [
-      "-p",
-      dir,
-      "-c",
-      `${dir}/nginx.conf`,
-      "-g",
-      `daemon off; master_process off; pid ${dir}/nginx.pid;`,
-    ],
-    url: `http://127.0.0.1:${port}/mcp`,
-    // nginx prints nothing once it is up: ready when it accepts.
-    ready: async () => {
-      try {
-        (await Deno.connect({ hostname: "127.0.0.1", port })).close();
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    cleanup: () => Deno.remove(dir, { recursive: true }).catch(() => {}),
-  });
+  return await runNginx(conf, { dir, port });
 }

@@ -34,7 +34,7 @@ import {
   startInstance,
 } from "./_cluster.ts";
 import { rotate } from "./_stats.ts";
-import { cpuTicks, type Run, summarize } from "./scale_out.ts";
+import { cpuRow, type Run, summarize, summaryRow, ticks } from "./scale_out.ts";
 
 /** What the command line asked for. */
 export interface Options {
@@ -296,32 +296,9 @@ interface Configuration {
   pids: { nginx: number[]; gates: number[]; upstream: number[] };
 }
 
-// Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux).
-const TICK_MS = 10;
-
-/** The CPU ticks the processes have used so far; 0 where /proc has none. */
-function ticks(pids: readonly number[]): number {
-  let sum = 0;
-  for (const pid of pids) {
-    try {
-      sum += cpuTicks(Deno.readTextFileSync(`/proc/${pid}/stat`));
-    } catch {
-      // Not Linux: the CPU columns read 0.
-    }
-  }
-  return sum;
-}
-
 /** The process groups of a configuration, the client (this process) first. */
 function groupsOf(c: Configuration): number[][] {
   return [[Deno.pid], c.pids.nginx, c.pids.gates, c.pids.upstream];
-}
-
-function format(n: number, digits = 0): string {
-  return n.toLocaleString("en-US", {
-    minimumFractionDigits: digits,
-    maximumFractionDigits: digits,
-  });
 }
 
 async function main(options: Options): Promise<void> {
@@ -427,13 +404,7 @@ async function main(options: Options): Promise<void> {
     for (const c of configurations) {
       const s = summarize(runs.get(c.label)!);
       rates[c.label] = s.callsPerSecond;
-      console.log(
-        `| ${c.label.padEnd(17)} | ${format(s.callsPerSecond).padStart(16)} | ${
-          `${format(s.range[0])}–${format(s.range[1])}`.padStart(15)
-        } | ${format(s.p50, 1).padStart(6)} | ${
-          format(s.p99, 1).padStart(6)
-        } | ${String(s.errors).padStart(6)} |`,
-      );
+      console.log(summaryRow(c.label, 17, s));
     }
     console.log(
       "\n| CPU ms per 1000 calls | client | nginx | gates | upstream | total |",
@@ -442,14 +413,7 @@ async function main(options: Options): Promise<void> {
       "| --------------------- | ------ | ----- | ----- | -------- | ----- |",
     );
     for (const c of configurations) {
-      const used = cpu.get(c.label)!;
-      const perThousand = [...used.ticks, used.ticks.reduce((a, b) => a + b)]
-        .map((t) => format((t * TICK_MS * 1000) / used.calls));
-      console.log(
-        `| ${c.label.padEnd(21)} | ${
-          perThousand.map((v, i) => v.padStart([6, 5, 5, 8, 5][i])).join(" | ")
-        } |`,
-      );
+      console.log(cpuRow(c.label, 21, cpu.get(c.label)!, [6, 5, 5, 8, 5]));
     }
     console.log(
       `\n${

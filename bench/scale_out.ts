@@ -178,11 +178,20 @@ export function cpuTicks(stat: string): number {
   return user + system;
 }
 
-// Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux).
-const TICK_MS = 10;
+/** Milliseconds per clock tick of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
+export const TICK_MS = 10;
 
-/** The CPU ticks each process has used so far; 0 where /proc has none. */
-function ticks(pids: readonly number[]): number {
+/**
+ * The CPU ticks each process has used so far; 0 where /proc has none.
+ *
+ * @example
+ * ```ts
+ * import { ticks } from "./scale_out.ts";
+ *
+ * ticks([Deno.pid]) >= 0; // true
+ * ```
+ */
+export function ticks(pids: readonly number[]): number {
   let sum = 0;
   for (const pid of pids) {
     try {
@@ -347,11 +356,65 @@ function processGroups(c: Configuration, redis: Started): number[][] {
   ]];
 }
 
-function format(n: number, digits = 0): string {
+/**
+ * `n` with thousands separators and `digits` decimals, for the tables.
+ *
+ * @example
+ * ```ts
+ * import { format } from "./scale_out.ts";
+ *
+ * format(1234.5, 1); // "1,234.5"
+ * ```
+ */
+export function format(n: number, digits = 0): string {
   return n.toLocaleString("en-US", {
     minimumFractionDigits: digits,
     maximumFractionDigits: digits,
   });
+}
+
+/**
+ * One configuration's row of the calls-per-second table, its label padded
+ * to `width`.
+ *
+ * @example
+ * ```ts
+ * import { summaryRow } from "./scale_out.ts";
+ *
+ * summaryRow("one", 5, { callsPerSecond: 900, range: [800, 1000], p50: 1, p99: 2, errors: 0 })
+ *   .startsWith("| one   |"); // true
+ * ```
+ */
+export function summaryRow(label: string, width: number, s: Summary): string {
+  return `| ${label.padEnd(width)} | ${
+    format(s.callsPerSecond).padStart(16)
+  } | ${`${format(s.range[0])}–${format(s.range[1])}`.padStart(15)} | ${
+    format(s.p50, 1).padStart(6)
+  } | ${format(s.p99, 1).padStart(6)} | ${String(s.errors).padStart(6)} |`;
+}
+
+/**
+ * One configuration's row of the CPU table: each process group's ticks and
+ * their total, as milliseconds per 1000 calls, padded to `widths`.
+ *
+ * @example
+ * ```ts
+ * import { cpuRow } from "./scale_out.ts";
+ *
+ * cpuRow("one", 5, { ticks: [1, 2], calls: 1000 }, [6, 5, 5]); // "| one   |     10 |    20 |    30 |"
+ * ```
+ */
+export function cpuRow(
+  label: string,
+  width: number,
+  used: { ticks: readonly number[]; calls: number },
+  widths: readonly number[],
+): string {
+  const perThousand = [...used.ticks, used.ticks.reduce((a, b) => a + b)]
+    .map((t) => format((t * TICK_MS * 1000) / used.calls));
+  return `| ${label.padEnd(width)} | ${
+    perThousand.map((v, i) => v.padStart(widths[i])).join(" | ")
+  } |`;
 }
 
 async function main(options: Options): Promise<void> {
@@ -452,13 +515,7 @@ async function main(options: Options): Promise<void> {
     for (const c of configurations) {
       const s = summarize(runs.get(c.label)!);
       summaries.set(c.label, s);
-      console.log(
-        `| ${c.label.padEnd(22)} | ${format(s.callsPerSecond).padStart(16)} | ${
-          `${format(s.range[0])}–${format(s.range[1])}`.padStart(15)
-        } | ${format(s.p50, 1).padStart(6)} | ${
-          format(s.p99, 1).padStart(6)
-        } | ${String(s.errors).padStart(6)} |`,
-      );
+      console.log(summaryRow(c.label, 22, s));
     }
     console.log(
       "\n| CPU ms per 1000 calls   | client | nginx | instances | Redis | total |",
@@ -467,14 +524,7 @@ async function main(options: Options): Promise<void> {
       "| ----------------------- | ------ | ----- | --------- | ----- | ----- |",
     );
     for (const c of configurations) {
-      const used = cpu.get(c.label)!;
-      const perThousand = [...used.ticks, used.ticks.reduce((a, b) => a + b)]
-        .map((t) => format((t * TICK_MS * 1000) / used.calls));
-      console.log(
-        `| ${c.label.padEnd(23)} | ${
-          perThousand.map((v, i) => v.padStart([6, 5, 9, 5, 5][i])).join(" | ")
-        } |`,
-      );
+      console.log(cpuRow(c.label, 23, cpu.get(c.label)!, [6, 5, 9, 5, 5]));
     }
     const rate = (label: string) => summaries.get(label)!.callsPerSecond;
     console.log(
