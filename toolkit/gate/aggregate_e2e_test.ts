@@ -12,40 +12,12 @@ import {
   startGateProcess,
   textOf,
 } from "./testdata/gate_process.ts";
+import { httpServer } from "./testdata/http_server.ts";
 
 const FILESYSTEM = "npm:@modelcontextprotocol/server-filesystem@2026.8.31";
 const EVERYTHING = new URL("../../examples/everything/main.ts", import.meta.url)
   .pathname;
 const FAKE = new URL("./testdata/fake_server.ts", import.meta.url).pathname;
-
-/** Starts everything --http on a free port; its URL is read from its stderr. */
-async function everythingHttp() {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", EVERYTHING, "--http", "127.0.0.1:0"],
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const lines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let seen = "";
-  let url: string | undefined;
-  while (url === undefined) {
-    const { value, done } = await lines.read();
-    if (done) throw new Error(`everything did not start: ${seen}`);
-    seen += value;
-    url = seen.match(/(http:\/\/127\.0\.0\.1:\d+\/mcp)/)?.[1];
-  }
-  (async () => {
-    while (!(await lines.read()).done);
-  })().catch(() => {});
-  return {
-    url,
-    async [Symbol.asyncDispose]() {
-      child.kill("SIGTERM");
-      await child.status;
-    },
-  };
-}
 
 /** The process under the gate (at any depth) whose command line holds `marker`. */
 async function processWith(
@@ -72,7 +44,7 @@ Deno.test("one gate fronts the filesystem server, hello-tool and everything by U
   const work = `${dir}/work`;
   await Deno.mkdir(`${work}/notes`, { recursive: true });
   await Deno.writeTextFile(`${work}/notes/a.txt`, "from the files server");
-  await using everything = await everythingHttp();
+  await using everything = await httpServer(EVERYTHING);
   const policy = `${dir}/gate.yaml`;
   await Deno.writeTextFile(
     policy,
