@@ -10,6 +10,7 @@ import {
   type PolicyInForce,
   policyInForce,
   type PolicySource,
+  viewSource,
 } from "./_policy_source.ts";
 import { callerPolicy } from "./_caller_policy.ts";
 import type { GatePolicy } from "./policy_file.ts";
@@ -75,15 +76,9 @@ export function callerPolicySource(
     viewed = { whole: whole.file, view: inForce };
     return inForce;
   };
-  return {
-    current: () => view(source.current()),
-    fresh: () => source.fresh().then(view),
-    close: () => Promise.resolve(),
-    ...(source.onReload === undefined ? {} : {
-      onReload: (listener) =>
-        source.onReload!((file) =>
-          listener(callerPolicy(file, claims, server))
-        ),
-    }),
-  };
+  return viewSource(
+    source,
+    view,
+    (file) => callerPolicy(file, claims, server),
+  );
 }

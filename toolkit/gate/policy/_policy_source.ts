@@ -160,15 +160,36 @@ export function serverPolicy(
     viewed = { whole, view };
     return view;
   };
+  return viewSource(
+    source,
+    view,
+    (file) => file.servers?.get(name)?.policy ?? file,
+  );
+}
+
+/**
+ * A source that answers `view` of what `source` answers, and tells its
+ * reload listeners `reloaded` of each new version: the views of one server
+ * or one caller. Closing it leaves `source` open.
+ */
+export function viewSource(
+  source: PolicySource,
+  view: (whole: PolicyInForce) => PolicyInForce,
+  reloaded: (file: GatePolicy) => GatePolicy,
+): PolicySource {
   return {
     current: () => view(source.current()),
     fresh: () => source.fresh().then(view),
+    ...(source.freshNow === undefined ? {} : {
+      freshNow: () => {
+        const whole = source.freshNow!();
+        return whole === undefined ? undefined : view(whole);
+      },
+    }),
     close: () => Promise.resolve(),
     ...(source.onReload === undefined ? {} : {
       onReload: (listener) =>
-        source.onReload!((file) =>
-          listener(file.servers?.get(name)?.policy ?? file)
-        ),
+        source.onReload!((file) => listener(reloaded(file))),
     }),
   };
 }

@@ -2,8 +2,14 @@ import assert from "node:assert/strict";
 import {
   CHECK_EVERY_MS,
   parsePolicyText,
+  type PolicyInForce,
+  policyInForce,
+  type PolicySource,
+  serverPolicy,
   watchPolicy,
 } from "./_policy_source.ts";
+import { callerPolicySource } from "./_caller_source.ts";
+import { parseGatePolicy } from "./policy_file.ts";
 import { until } from "../../testing/_until.ts";
 import {
   callTool,
@@ -377,4 +383,31 @@ Deno.test("watchPolicy() freshNow() answers without a wait only what fresh() wou
     await source.close();
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("a server's or a caller's view answers freshNow() when the source can, with its own policy", () => {
+  const file = parseGatePolicy({
+    unprobed: "allow",
+    servers: { a: { command: ["srv"], unprobed: "deny" } },
+  });
+  const defaults = { unprobed: "ask" as const, tools: new Map() };
+  const whole: PolicyInForce = { ...policyInForce(file, defaults), file };
+  let vouched = true;
+  const source: PolicySource = {
+    current: () => whole,
+    fresh: () => Promise.resolve(whole),
+    freshNow: () => vouched ? whole : undefined,
+    close: () => Promise.resolve(),
+  };
+  const views = [
+    serverPolicy(source, "a", defaults),
+    callerPolicySource(source, undefined, { server: "a", defaults }),
+  ];
+  for (const view of views) {
+    assert.equal(view.freshNow?.()?.unprobed, "deny");
+    assert.equal(view.freshNow?.(), view.current());
+  }
+  // A source that cannot vouch for its file leaves the call to fresh().
+  vouched = false;
+  for (const view of views) assert.equal(view.freshNow?.(), undefined);
 });
