@@ -21,6 +21,7 @@ import {
   type PrincipalMatch,
 } from "./_claims.ts";
 import { MappingError } from "./_tool_mapping.ts";
+import { ENTRY_POLICY_KEYS } from "./_servers.ts";
 
 /**
  * One checked entry of `principals:`: which callers it is for. Its rules
@@ -75,21 +76,6 @@ const RULE_KEYS: readonly string[] = [
 const LISTS: readonly string[] = ["allow", "ask", "deny"];
 /** Keys whose entries (by tool name or hint) join the base's. */
 const JOINED: readonly string[] = ["tools", "annotations", "scopes"];
-/** The keys of a base policy a caller's view starts from. */
-const BASE_KEYS: readonly string[] = [
-  "allow",
-  "ask",
-  "deny",
-  "unprobed",
-  "tools",
-  "roots",
-  "presets",
-  "annotations",
-  "pins",
-  "record",
-  "sandbox",
-  "scopes",
-];
 
 /** How the policy file checks a policy object and reads its errors. */
 export interface PrincipalChecker {
@@ -191,7 +177,7 @@ export function basePolicyValue(
   value: Record<string, unknown>,
 ): Record<string, unknown> {
   const base: Record<string, unknown> = {};
-  for (const key of BASE_KEYS) {
+  for (const key of ENTRY_POLICY_KEYS) {
     if (value[key] !== undefined && value[key] !== null) base[key] = value[key];
   }
   return base;

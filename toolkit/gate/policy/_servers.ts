@@ -39,8 +39,11 @@ const CONNECTION_KEYS: readonly string[] = [
   "env",
   "prefix",
 ];
-/** The policy keys an entry may hold. */
-const ENTRY_POLICY_KEYS: readonly string[] = [
+/**
+ * The keys of one server's policy: what an entry may hold besides how its
+ * server is reached, and what a caller's view starts from (_principals.ts).
+ */
+export const ENTRY_POLICY_KEYS: readonly string[] = [
   "allow",
   "ask",
   "deny",
