@@ -7,6 +7,7 @@
  * @module
  */
 
+import { secureUrlOf } from "../_util/secure_url.ts";
 import type { AuthInfo } from "../jsonrpc/types.ts";
 import type { HttpLayer } from "./layer.ts";
 import { jsonType } from "../_util/json_type.ts";
@@ -486,15 +487,8 @@ function listenedResource(
 
 /** An absolute https: URL, or http: on a loopback host (for development). */
 function secureUrl(name: string, value: unknown): URL {
-  const url = typeof value === "string" && URL.canParse(value)
-    ? new URL(value)
-    : undefined;
-  const loopback = url !== undefined &&
-    ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
-  if (
-    url === undefined ||
-    !(url.protocol === "https:" || (url.protocol === "http:" && loopback))
-  ) {
+  const url = secureUrlOf(value);
+  if (url === undefined) {
     throw new TypeError(
       `${WHAT}: ${name} must be an absolute https: URL (http: only on localhost), got ${
         JSON.stringify(value)

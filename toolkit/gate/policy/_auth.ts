@@ -8,6 +8,7 @@
 import { dirname, resolve } from "node:path";
 import type { OAuthResourceOptions } from "../../http/oauth_resource.ts";
 import { isRecord, typeName } from "../../_util/json_type.ts";
+import { secureUrlOf } from "../../_util/secure_url.ts";
 import { MappingError } from "./_tool_mapping.ts";
 import { parseScopeList } from "./_scopes.ts";
 
@@ -138,15 +139,8 @@ function secureUrl(
   value: unknown,
   path: readonly (string | number)[],
 ): string {
-  const url = typeof value === "string" && URL.canParse(value)
-    ? new URL(value)
-    : undefined;
-  const loopback = url !== undefined &&
-    ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
-  if (
-    url === undefined ||
-    !(url.protocol === "https:" || (url.protocol === "http:" && loopback))
-  ) {
+  const url = secureUrlOf(value);
+  if (url === undefined) {
     throw new MappingError(
       `expected an absolute https: URL (http: only on localhost), got ${
         typeof value === "string" ? JSON.stringify(value) : typeName(value)
