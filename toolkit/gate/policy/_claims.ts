@@ -6,7 +6,7 @@
 
 import type { AuthInfo } from "../../jsonrpc/types.ts";
 import { isRecord, typeName } from "../../_util/json_type.ts";
-import { MappingError } from "./_tool_mapping.ts";
+import { checkedList, MappingError } from "./_tool_mapping.ts";
 
 /**
  * The claims of a caller's verified token that the policy matches on.
@@ -200,28 +200,15 @@ function names(
   value: unknown,
   path: readonly (string | number)[],
 ): readonly string[] {
-  if (!Array.isArray(value) || value.length === 0) {
-    const hint = typeof value === "string" && value !== ""
-      ? ` (write ${path.at(-1)}: ["${value}"])`
-      : "";
-    throw new MappingError(
-      `expected a non-empty list of strings, got ${
-        Array.isArray(value) ? "an empty list" : typeName(value)
-      }${hint}`,
-      path,
-    );
-  }
-  value.forEach((item: unknown, index) => {
-    if (typeof item !== "string" || item === "") {
-      throw new MappingError(
-        `expected a non-empty string, got ${
+  return checkedList(value, path, {
+    what: "strings",
+    check: (item) =>
+      typeof item !== "string" || item === ""
+        ? `expected a non-empty string, got ${
           typeof item === "string" ? '""' : typeName(item)
-        }`,
-        [...path, index],
-      );
-    }
+        }`
+        : undefined,
   });
-  return Object.freeze([...value as string[]]);
 }
 
 function meets(wanted: readonly string[], held: readonly string[]): boolean {

@@ -7,7 +7,7 @@
 
 import { isRecord, typeName } from "../../_util/json_type.ts";
 import type { CallerClaims } from "./_claims.ts";
-import { MappingError, nameGlob } from "./_tool_mapping.ts";
+import { checkedList, MappingError, nameGlob } from "./_tool_mapping.ts";
 
 /** RFC 6749's scope-token: printable ASCII but space, `"` and `\`. */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
@@ -50,28 +50,15 @@ export function parseScopeList(
   value: unknown,
   path: readonly (string | number)[],
 ): readonly string[] {
-  if (!Array.isArray(value) || value.length === 0) {
-    const hint = typeof value === "string" && value !== ""
-      ? ` (write ${path.at(-1)}: ["${value}"])`
-      : "";
-    throw new MappingError(
-      `expected a non-empty list of scope names, got ${
-        Array.isArray(value) ? "an empty list" : typeName(value)
-      }${hint}`,
-      path,
-    );
-  }
-  value.forEach((scope: unknown, index) => {
-    if (typeof scope !== "string" || !SCOPE_TOKEN.test(scope)) {
-      throw new MappingError(
-        `expected a scope name without spaces, quotes or backslashes, got ${
+  return checkedList(value, path, {
+    what: "scope names",
+    check: (scope) =>
+      typeof scope !== "string" || !SCOPE_TOKEN.test(scope)
+        ? `expected a scope name without spaces, quotes or backslashes, got ${
           typeof scope === "string" ? JSON.stringify(scope) : typeName(scope)
-        }`,
-        [...path, index],
-      );
-    }
+        }`
+        : undefined,
   });
-  return Object.freeze([...value as string[]]);
 }
 
 /**

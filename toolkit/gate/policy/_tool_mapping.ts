@@ -35,6 +35,36 @@ export class MappingError extends TypeError {
   }
 }
 
+/**
+ * A non-empty list whose every item `check` finds nothing wrong with;
+ * a `MappingError` naming the list (`expected a non-empty list of {what}`,
+ * with a hint for a bare string) or the item (`check`'s problem).
+ */
+export function checkedList(
+  value: unknown,
+  path: readonly (string | number)[],
+  options: { what: string; check: (item: unknown) => string | undefined },
+): readonly string[] {
+  if (!Array.isArray(value) || value.length === 0) {
+    const hint = typeof value === "string" && value !== ""
+      ? ` (write ${path.at(-1)}: ["${value}"])`
+      : "";
+    throw new MappingError(
+      `expected a non-empty list of ${options.what}, got ${
+        Array.isArray(value) ? "an empty list" : typeName(value)
+      }${hint}`,
+      path,
+    );
+  }
+  value.forEach((item: unknown, index) => {
+    const problem = options.check(item);
+    if (problem !== undefined) {
+      throw new MappingError(problem, [...path, index]);
+    }
+  });
+  return Object.freeze([...value as string[]]);
+}
+
 /** What a `tools` entry says: a decision, or the templates of its patterns. */
 export type ToolEntry = Decision | readonly Template[];
 
