@@ -20,6 +20,7 @@ import { isRecord } from "../_util/json_type.ts";
 import { splitName } from "../_util/mount_names.ts";
 import { type CallerClaims, claimsOf } from "./policy/_claims.ts";
 import { callerPolicy } from "./policy/_caller_policy.ts";
+import { basesOf } from "./policy/_principals.ts";
 import { requiredScopes, scopeChallenge } from "./policy/_scopes.ts";
 import type { GatePolicy } from "./policy/policy_file.ts";
 
@@ -39,9 +40,11 @@ export interface ScopeCheckOptions {
 export function scopeCheck(options: ScopeCheckOptions): HttpLayer {
   return async (request, next) => {
     const file = options.file();
+    // A policy that names no scope anywhere has nothing to check: its
+    // requests are not read twice.
     if (
       request.method !== "POST" || request.body === null ||
-      file === undefined || !jsonBody(request)
+      file === undefined || !namesScopes(file) || !jsonBody(request)
     ) {
       return await next(request);
     }
@@ -121,6 +124,28 @@ function scopesOfCall(
     for (const scope of requiredScopes(view.scopes, name)) needed.add(scope);
   }
   return [...needed];
+}
+
+/** Per version of the policy file: whether any of its views needs a scope. */
+const NAMES_SCOPES = new WeakMap<GatePolicy, boolean>();
+
+/**
+ * Whether `file` names a scope: at the top, in a `servers:` entry, or in
+ * a principal (whose rules the caller's view adds).
+ */
+function namesScopes(file: GatePolicy): boolean {
+  let found = NAMES_SCOPES.get(file);
+  if (found === undefined) {
+    found = (file.scopes?.size ?? 0) > 0 ||
+      [...file.servers?.values() ?? []].some((entry) =>
+        (entry.policy.scopes?.size ?? 0) > 0
+      ) ||
+      (basesOf(file)?.rules.some((rules) =>
+        rules.scopes !== undefined && rules.scopes !== null
+      ) ?? false);
+    NAMES_SCOPES.set(file, found);
+  }
+  return found;
 }
 
 /** Whether the request says its body is JSON (others are the endpoint's to refuse). */

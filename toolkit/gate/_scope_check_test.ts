@@ -178,3 +178,43 @@ Deno.test("scopeCheck() reads the body under the body limit", async () => {
   );
   assert.equal(response.status, 413);
 });
+
+Deno.test("scopeCheck() leaves a policy without scopes' requests unread", async (t) => {
+  const layer = scopeCheck({
+    file: () =>
+      parseGatePolicy({
+        allow: ["read:**"],
+        principals: [{ match: { groups: ["ops"] }, allow: ["write:**"] }],
+        servers: { fs: { command: ["fs"] } },
+      }),
+    path: "/mcp",
+    always: [],
+  });
+  await t.step("the same request goes on, its body not read", async () => {
+    const request = post(call("write_file"), token([]));
+    let passed: Request | undefined;
+    await layer(request, (forwarded) => {
+      passed = forwarded;
+      return Promise.resolve(new Response("ok"));
+    });
+    assert.equal(passed, request);
+    assert.equal(request.bodyUsed, false);
+  });
+  await t.step("a principal's scopes alone make it read", async () => {
+    const onlyPrincipal = parseGatePolicy({
+      principals: [{ match: { groups: ["ops"] }, scopes: { deploy: ["d"] } }],
+    });
+    const withScopes = scopeCheck({
+      file: () => onlyPrincipal,
+      path: "/mcp",
+      always: [],
+    });
+    const request = post(call("read"), token([]));
+    let passed: Request | undefined;
+    await withScopes(request, (forwarded) => {
+      passed = forwarded;
+      return Promise.resolve(new Response("ok"));
+    });
+    assert.notEqual(passed, request);
+  });
+});
