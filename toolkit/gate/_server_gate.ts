@@ -116,7 +116,7 @@ function followFence(
 ): void {
   const { log } = context;
   let latest = first.digest;
-  context.source.onReload?.((file) => {
+  const stop = context.source.onReload?.((file) => {
     sandboxCommand(first.input(file), { added: context.added }).then(
       (next) => {
         if (next.digest === latest) return;
@@ -145,6 +145,9 @@ function followFence(
       )
     );
   });
+  // Each session of a gate served over HTTP has its own server and gate:
+  // an ended one must not be held by the policy file's listeners.
+  if (stop !== undefined) gate.finished.then(stop, stop);
 }
 
 /**

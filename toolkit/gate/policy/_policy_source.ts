@@ -57,8 +57,11 @@ export interface PolicySource {
   freshNow?(): PolicyInForce | undefined;
   /** Stops watching. */
   close(): Promise<void>;
-  /** Tells `listener` of each good new version of the file; absent for a fixed policy. */
-  onReload?(listener: (file: GatePolicy) => void): void;
+  /**
+   * Tells `listener` of each good new version of the file, until the
+   * function it returns is called; absent for a fixed policy.
+   */
+  onReload?(listener: (file: GatePolicy) => void): () => void;
 }
 
 /** Quiet time after a change to the file before it is read. */
@@ -294,7 +297,12 @@ export async function watchPolicy(
     },
     freshNow: () => identity.confirmedNow() ? current() : undefined,
     close: () => watcher.close(),
-    onReload: (listener) => reloaded.add(listener),
+    onReload: (listener) => {
+      // A per-session gate (--http) listens for its lifetime only.
+      const own = (file: GatePolicy) => listener(file);
+      reloaded.add(own);
+      return () => reloaded.delete(own);
+    },
   };
 }
 
