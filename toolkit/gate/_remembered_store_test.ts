@@ -2,20 +2,11 @@
 // two gate instances (two links) read and add to them.
 
 import assert from "node:assert/strict";
-import { haveRedis, startRedis } from "../redis/_test_redis.ts";
-import { type Link, openLink } from "../redis/_link.ts";
+import { haveRedis, startRedis, testLink } from "../redis/_test_redis.ts";
 import { callerStoreKey } from "./_caller_key.ts";
 import { RedisRememberedStore } from "./_remembered_store.ts";
 
 const ignore = !haveRedis();
-
-function link(url: string): Promise<Link> {
-  return openLink(url, {
-    timeoutMs: 1_000,
-    connectTimeoutMs: 5_000,
-    onError: () => {},
-  });
-}
 
 Deno.test({
   name:
@@ -23,8 +14,8 @@ Deno.test({
   ignore,
   fn: async (t) => {
     await using redis = await startRedis();
-    const one = await link(redis.url);
-    const two = await link(redis.url);
+    const one = await testLink(redis.url);
+    const two = await testLink(redis.url);
     try {
       const key = await callerStoreKey("remembered", '["ada",[],[],{}]');
       const a = new RedisRememberedStore(one, key, { ttlMs: 60_000 });

@@ -4,20 +4,11 @@
 // the other, for that caller only, and the policy still decides first.
 
 import assert from "node:assert/strict";
-import {
-  ISSUER,
-  type SigningKey,
-  signingKey,
-  signToken,
-} from "../http/_jwt_test_helpers.ts";
+import { ISSUER, signingKey, signToken } from "../http/_jwt_test_helpers.ts";
 import { haveRedis, startRedis } from "../redis/_test_redis.ts";
-import { startGate } from "./gate.ts";
-import {
-  FAKE_COMMAND,
-  type Message,
-  textOf,
-  writeAtomic,
-} from "./testdata/gate_process.ts";
+import { gateInstance } from "./testdata/gate_instance.ts";
+import { authWorkspace } from "./testdata/auth_workspace.ts";
+import { type Message, textOf, writeAtomic } from "./testdata/gate_process.ts";
 import { stateless } from "./testdata/stateless_call.ts";
 
 const ignore = !haveRedis();
@@ -35,44 +26,21 @@ ask: ["write:**"]
 unprobed: allow
 `;
 
-async function workspace(key: SigningKey) {
-  const dir = await Deno.makeTempDir({ prefix: "gate-remember-redis-" });
-  await Deno.writeTextFile(`${dir}/gate.yaml`, POLICY);
-  await Deno.writeTextFile(
-    `${dir}/jwks.json`,
-    JSON.stringify({ keys: [key.jwk] }),
-  );
-  return {
-    dir,
-    async [Symbol.asyncDispose]() {
-      await Deno.remove(dir, { recursive: true });
-    },
-  };
-}
-
 /** A gate instance on a free port with its own audit log; `reloaded` waits for its next reload. */
 async function instance(dir: string, name: string, redis: string) {
   let reloaded = Promise.withResolvers<void>();
-  const gate = await startGate([...FAKE_COMMAND], {
-    policy: `${dir}/gate.yaml`,
-    listen: "127.0.0.1:0",
-    audit: `${dir}/${name}.jsonl`,
+  const gate = await gateInstance(dir, name, {
     redis,
     log: (line) => {
       if (/policy reloaded/.test(line)) reloaded.resolve();
     },
   });
-  return {
-    url: gate.url!,
-    audit: `${dir}/${name}.jsonl`,
+  return Object.assign(gate, {
     async reloaded() {
       await reloaded.promise;
       reloaded = Promise.withResolvers<void>();
     },
-    async [Symbol.asyncDispose]() {
-      await gate.close();
-    },
-  };
+  });
 }
 
 /** The fake server's `probed` tool touching `patterns`, as a caller that can be asked by form. */
@@ -106,7 +74,7 @@ Deno.test({
   fn: async (t) => {
     await using redis = await startRedis();
     const key = await signingKey("k1");
-    await using ws = await workspace(key);
+    await using ws = await authWorkspace(POLICY, key);
     await using a = await instance(ws.dir, "a", redis.url);
     await using b = await instance(ws.dir, "b", redis.url);
     const ada = await signToken(key, RESOURCE, { sub: "ada" });

@@ -14,14 +14,19 @@ export interface StatelessOptions {
   id?: number;
 }
 
-/** Sends `method` with `params` to `url` as a 2026-07-28 caller; resolves with the answer. */
-export async function stateless(
+/**
+ * Sends `method` with `params` to `url` as a 2026-07-28 caller; resolves
+ * with the response's status and headers, and the answer.
+ */
+export async function statelessResponse(
   url: URL | string,
   method: string,
   params: Record<string, unknown>,
   options: StatelessOptions = {},
-): Promise<Message> {
+): Promise<{ status: number; headers: Headers; body: Message }> {
   const { token, capabilities = {}, id = 1 } = options;
+  // The request's name, or a read's URI, as 2026-07-28 asks.
+  const name = params.name ?? params.uri;
   const response = await fetch(url, {
     method: "POST",
     // A request whose answer went to another caller would wait forever.
@@ -31,7 +36,7 @@ export async function stateless(
       accept: "application/json, text/event-stream",
       "mcp-protocol-version": "2026-07-28",
       "mcp-method": method,
-      ...(typeof params.name === "string" ? { "mcp-name": params.name } : {}),
+      ...(typeof name === "string" ? { "mcp-name": name } : {}),
       ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
     },
     body: JSON.stringify({
@@ -48,16 +53,20 @@ export async function stateless(
     }),
   });
   const type = response.headers.get("content-type") ?? "";
-  if (type.includes("text/event-stream")) {
-    const events = (await response.text()).split("\n")
+  const body = type.includes("text/event-stream")
+    ? (await response.text()).split("\n")
       .filter((l) => l.startsWith("data: "))
-      .map((l) => JSON.parse(l.slice("data: ".length)));
-    return events.at(-1);
-  }
-  if (!type.includes("json")) {
-    throw new Error(
-      `${method}: HTTP ${response.status}: ${await response.text()}`,
-    );
-  }
-  return await response.json();
+      .map((l) => JSON.parse(l.slice("data: ".length))).at(-1)
+    : await response.json();
+  return { status: response.status, headers: response.headers, body };
+}
+
+/** {@linkcode statelessResponse}'s answer alone. */
+export async function stateless(
+  url: URL | string,
+  method: string,
+  params: Record<string, unknown>,
+  options: StatelessOptions = {},
+): Promise<Message> {
+  return (await statelessResponse(url, method, params, options)).body;
 }
