@@ -10,6 +10,7 @@
 
 import type { AuthInfo } from "../jsonrpc/types.ts";
 import { type CallerClaims, claimsOf } from "./policy/_claims.ts";
+import { sha256Hex } from "../../configreload/_sha256_hex.ts";
 
 /** Claims that name a token, not its holder: never matched for a shared gate. */
 export const TOKEN_CLAIMS: readonly string[] = [
@@ -44,4 +45,19 @@ export function sharedCaller(
     kept,
   ]);
   return { key, claims };
+}
+
+/**
+ * The Redis key of what a caller's gate keeps there (`kind`: `flows`,
+ * `remembered`): `<prefix><kind>:<sha-256 of the caller's key>`, so that
+ * Redis holds no claim.
+ */
+export async function callerStoreKey(
+  kind: string,
+  callerKey: string,
+  prefix = "forge-gate:",
+): Promise<string> {
+  return `${prefix}${kind}:${await sha256Hex(
+    new TextEncoder().encode(callerKey),
+  )}`;
 }

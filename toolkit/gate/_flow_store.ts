@@ -13,6 +13,7 @@
 
 import type { Link } from "../redis/_link.ts";
 import { isRecord } from "../_util/json_type.ts";
+import { callerStoreKey } from "./_caller_key.ts";
 import {
   type FlowState,
   type FlowTrigger,
@@ -55,19 +56,11 @@ redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 1`;
 
 /** The key a caller's history is kept under: `<prefix>flows:<sha-256 of its key>`. */
-export async function flowKey(
+export function flowKey(
   callerKey: string,
   prefix = "forge-gate:",
 ): Promise<string> {
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode(callerKey),
-  );
-  const hex = Array.from(
-    new Uint8Array(digest),
-    (b) => b.toString(16).padStart(2, "0"),
-  ).join("");
-  return `${prefix}flows:${hex}`;
+  return callerStoreKey("flows", callerKey, prefix);
 }
 
 /** One caller's flow history in Redis, over the gate's Redis link. */

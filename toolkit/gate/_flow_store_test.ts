@@ -2,19 +2,10 @@
 // instances (two links) read and add to it.
 
 import assert from "node:assert/strict";
-import { haveRedis, startRedis } from "../redis/_test_redis.ts";
-import { type Link, openLink } from "../redis/_link.ts";
+import { haveRedis, startRedis, testLink } from "../redis/_test_redis.ts";
 import { flowKey, RedisFlowStore } from "./_flow_store.ts";
 
 const ignore = !haveRedis();
-
-function link(url: string): Promise<Link> {
-  return openLink(url, {
-    timeoutMs: 1_000,
-    connectTimeoutMs: 5_000,
-    onError: () => {},
-  });
-}
 
 const READ = { tool: "read_file", pattern: "read:secrets/k", line: "d1" };
 
@@ -23,8 +14,8 @@ Deno.test({
   ignore,
   fn: async (t) => {
     await using redis = await startRedis();
-    const one = await link(redis.url);
-    const two = await link(redis.url);
+    const one = await testLink(redis.url);
+    const two = await testLink(redis.url);
     try {
       const key = await flowKey('["ada",[],[],{}]');
       const a = new RedisFlowStore(one, key, { ttlMs: 60_000, max: 2 });

@@ -37,6 +37,8 @@ import {
   type FlowVerdict,
 } from "./policy/_flows.ts";
 import type { FlowStore } from "./_flow_store.ts";
+import type { RememberedStore } from "./_remembered_store.ts";
+import { messageOf } from "./_log.ts";
 import {
   asksForms,
   asksUrls,
@@ -104,6 +106,13 @@ export interface GatekeeperOptions {
    * @default {true}
    */
   remember?: boolean;
+  /**
+   * Where remembered approvals live instead of the gatekeeper's memory
+   * (`--redis`, for a gate of one identified 2026-07-28 caller): looked up
+   * for a call the policy asks about, added to before an approved call
+   * is forwarded.
+   */
+  rememberedStore?: RememberedStore;
   /** The server's name and prefix in an aggregate, which questions and refusals name. */
   server?: { name: string; prefix: string };
   /**
@@ -174,6 +183,7 @@ export class Gatekeeper {
   // In memory, for this gate's life: its one host's session (a 2026-07-28
   // host has none, so its approvals last as long as the gate process).
   #remembered = new RememberedApprovals();
+  #rememberedStore: RememberedStore | undefined;
   #remembers: boolean;
   // The flows set off in the same session: the gate's life, as above
   // (an aggregate's, across its servers).
@@ -194,6 +204,7 @@ export class Gatekeeper {
     this.#flowStore = options.flowStore;
     this.#server = options.server;
     this.#remembers = options.remember ?? true;
+    this.#rememberedStore = options.rememberedStore;
     this.#approvals = options.approvals;
   }
 
@@ -452,7 +463,7 @@ export class Gatekeeper {
       !("flow" in verdict) &&
       current.mapping.decision(c.name)?.decision !== "ask" &&
       this.#remembered.canRemember(verdict.patterns, current.policy);
-    if (lasting && this.#remembered.covers(verdict.patterns)) {
+    if (lasting && await this.#covered(c, verdict.patterns)) {
       await this.#forward(c, decided, {
         outcome: "approved",
         extra: { rule: "remembered" },
@@ -696,8 +707,54 @@ export class Gatekeeper {
         return;
       }
     }
-    if (remember) this.#remembered.remember(verdict.patterns);
+    if (remember) await this.#remember(verdict.patterns);
     this.#forwardCall(c.call, c.message, approved, c.round);
+  }
+
+  /**
+   * Whether a remembered approval covers every one of `patterns`: in
+   * memory, or in the store. A store that cannot answer covers nothing,
+   * and the call is asked.
+   */
+  async #covered(c: Deciding, patterns: readonly string[]): Promise<boolean> {
+    const store = this.#rememberedStore;
+    if (store === undefined) return this.#remembered.covers(patterns);
+    try {
+      return await this.#pending.withCancel(
+        c.call,
+        store.covers(patterns, this.#server?.name),
+      );
+    } catch (error) {
+      if (error instanceof Cancelled) throw error;
+      this.#log(
+        `cannot read the remembered approvals, so the call is asked: ${
+          messageOf(error)
+        }`,
+      );
+      return false;
+    }
+  }
+
+  /**
+   * Remembers `patterns` as approved, in memory or in the store. A store
+   * that cannot keep them does not stop the approved call: it is asked
+   * again next time.
+   */
+  async #remember(patterns: readonly string[]): Promise<void> {
+    const store = this.#rememberedStore;
+    if (store === undefined) {
+      this.#remembered.remember(patterns);
+      return;
+    }
+    try {
+      await store.remember(patterns, this.#server?.name);
+    } catch (error) {
+      this.#log(
+        `cannot remember the approval, so the next such call is asked: ${
+          messageOf(error)
+        }`,
+      );
+    }
   }
 
   /**
@@ -780,7 +837,10 @@ export class Gatekeeper {
         });
         this.#relay.answerHost(c.message.id, {
           result: c.round.ask(question, verdict.patterns, {
-            schema: approvalSchema(lasting, "until the gate stops"),
+            schema: approvalSchema(
+              lasting,
+              this.#rememberedStore?.lasting ?? "until the gate stops",
+            ),
           }),
         });
         return;
@@ -1086,7 +1146,13 @@ export class Gatekeeper {
     const answer = await this.#pending.requestHost(
       call,
       "elicitation/create",
-      { message: question, requestedSchema: approvalSchema(lasting) },
+      {
+        message: question,
+        requestedSchema: approvalSchema(
+          lasting,
+          this.#rememberedStore?.lasting,
+        ),
+      },
     );
     if ("error" in answer) {
       this.#log(`the host could not ask the user: ${answer.error.message}`);

@@ -8,7 +8,8 @@
 // ids apart; that gate remembers no approval, since its callers are many.
 // With `auth:` each caller's requests share a gate of their own (one per
 // set of claims, _caller_key.ts), so that no caller's view of the policy
-// decides another's call. The policy source, the pins and the audit log
+// decides another's call; with Redis too, that gate remembers approvals
+// there (_remembered_store.ts). The policy source, the pins and the audit log
 // are opened once and shared by every gate.
 
 import type {

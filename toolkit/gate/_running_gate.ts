@@ -21,6 +21,7 @@ import type { MessageTransport } from "../jsonrpc/_message_channel.ts";
 import { ToolList } from "./pins/_tool_list.ts";
 import type { FlowSession } from "./policy/_flows.ts";
 import type { FlowStore } from "./_flow_store.ts";
+import type { RememberedStore } from "./_remembered_store.ts";
 import { visibleTools } from "./policy/_visible.ts";
 
 /** How long answers still in the server's pipe are awaited once it exited. */
@@ -53,6 +54,8 @@ export interface RunningGateOptions {
   flows?: FlowSession;
   /** Where the caller's flow history lives instead, shared by gate instances (`--redis`). */
   flowStore?: FlowStore;
+  /** Where remembered approvals live instead of memory, shared by gate instances (`--redis`). */
+  rememberedStore?: RememberedStore;
   /**
    * Whether an approval may last (the host's "remember" answer); off for
    * a gate that many callers share.
@@ -145,6 +148,7 @@ export class RunningGate {
       pins: options.pins,
       flows: options.flows,
       flowStore: options.flowStore,
+      rememberedStore: options.rememberedStore,
       server: options.server,
       remember: options.remember,
       approvals: options.approvals,

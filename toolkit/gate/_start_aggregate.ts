@@ -16,6 +16,7 @@ import type { RedisPinStores } from "./pins/_pin_store.ts";
 import { Pins } from "./pins/_pins.ts";
 import { FlowSession } from "./policy/_flows.ts";
 import type { FlowStore } from "./_flow_store.ts";
+import type { RememberedStore } from "./_remembered_store.ts";
 import { type PolicySource, serverPolicy } from "./policy/_policy_source.ts";
 import type { GateServer } from "./policy/policy_file.ts";
 import type { CallerClaims } from "./policy/_claims.ts";
@@ -56,6 +57,8 @@ export interface AggregateStart {
   remember?: boolean;
   /** Where the caller's flow history lives, shared by gate instances (`--redis`). */
   flowStore?: FlowStore;
+  /** Where remembered approvals live, shared by gate instances (`--redis`); each server's apart. */
+  rememberedStore?: RememberedStore;
   /** How long a server may take to answer initialize. */
   startTimeoutMs?: number;
   /**
@@ -153,6 +156,9 @@ export async function startAggregate(
             ...(options.flowStore === undefined
               ? {}
               : { flowStore: options.flowStore }),
+            ...(options.rememberedStore === undefined
+              ? {}
+              : { rememberedStore: options.rememberedStore }),
             server: { name: server.name, prefix: server.prefix },
             closeShared: false,
             hideNeverRun: options.caller !== undefined,

@@ -8,152 +8,17 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { signingKey, signToken } from "../http/_jwt_test_helpers.ts";
+import {
+  authorizationServer,
+  browse,
+  CLIENT,
+  csrfOf,
+  decide,
+  Jar,
+  visit,
+} from "./testdata/authorization_server.ts";
 import { startGate } from "./gate.ts";
 import { FAKE_COMMAND, type Message } from "./testdata/gate_process.ts";
-
-const CLIENT = { id: "gate-approvals", secret: crypto.randomUUID() };
-
-/** An authorization server on 127.0.0.1: it signs in `user` at once. */
-async function authorizationServer() {
-  const key = await signingKey("k1");
-  const codes = new Map<
-    string,
-    { challenge: string; redirect: string; resource: string; sub: string }
-  >();
-  const state = {
-    user: "bob",
-    groups: [] as string[],
-    /** The audience of the tokens it gives: the resource asked for, unless set. */
-    audience: undefined as string | undefined,
-    tokens: 0,
-  };
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-    async (request) => {
-      const url = new URL(request.url);
-      const issuer = url.origin;
-      if (url.pathname === "/.well-known/oauth-authorization-server") {
-        return Response.json({
-          issuer,
-          authorization_endpoint: `${issuer}/authorize`,
-          token_endpoint: `${issuer}/token`,
-          code_challenge_methods_supported: ["S256"],
-        });
-      }
-      if (url.pathname === "/authorize") {
-        const q = url.searchParams;
-        assert.equal(q.get("client_id"), CLIENT.id);
-        assert.equal(q.get("code_challenge_method"), "S256");
-        const code = crypto.randomUUID();
-        codes.set(code, {
-          challenge: q.get("code_challenge")!,
-          redirect: q.get("redirect_uri")!,
-          resource: q.get("resource")!,
-          sub: state.user,
-        });
-        const back = new URL(q.get("redirect_uri")!);
-        back.searchParams.set("code", code);
-        back.searchParams.set("state", q.get("state")!);
-        return new Response(null, {
-          status: 302,
-          headers: { location: back.href },
-        });
-      }
-      if (url.pathname === "/token" && request.method === "POST") {
-        const form = new URLSearchParams(await request.text());
-        const basic = `Basic ${btoa(`${CLIENT.id}:${CLIENT.secret}`)}`;
-        const grant = codes.get(form.get("code") ?? "");
-        codes.delete(form.get("code") ?? "");
-        const digest = new Uint8Array(
-          await crypto.subtle.digest(
-            "SHA-256",
-            new TextEncoder().encode(form.get("code_verifier") ?? ""),
-          ),
-        );
-        const challenge = btoa(String.fromCharCode(...digest))
-          .replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-        if (
-          request.headers.get("authorization") !== basic ||
-          grant === undefined || grant.challenge !== challenge ||
-          grant.redirect !== form.get("redirect_uri")
-        ) {
-          return Response.json({ error: "invalid_grant" }, { status: 400 });
-        }
-        state.tokens++;
-        return Response.json({
-          token_type: "Bearer",
-          access_token: await signToken(
-            key,
-            state.audience ?? grant.resource,
-            { sub: grant.sub, groups: state.groups },
-            { issuer },
-          ),
-        });
-      }
-      return new Response("not found", { status: 404 });
-    },
-  );
-  const issuer = `http://127.0.0.1:${server.addr.port}`;
-  return {
-    issuer,
-    jwks: { keys: [key.jwk] },
-    /** A caller's access token for the gate at `resource`. */
-    token: (sub: string, resource: string) =>
-      signToken(key, resource, { sub }, { issuer }),
-    state,
-    [Symbol.asyncDispose]: () => server.shutdown(),
-  };
-}
-
-/** A browser's cookies, by name, as the gate sets them. */
-class Jar {
-  cookies = new Map<string, string>();
-  /** The attributes of each cookie set last. */
-  attributes = new Map<string, string>();
-
-  take(response: Response): void {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair, ...rest] = line.split(";");
-      const at = pair.indexOf("=");
-      const name = pair.slice(0, at).trim();
-      const value = pair.slice(at + 1).trim();
-      this.attributes.set(name, rest.join(";"));
-      if (value === "" || /max-age=0(;|$)/i.test(line)) {
-        this.cookies.delete(name);
-      } else this.cookies.set(name, value);
-    }
-  }
-
-  header(): string {
-    return [...this.cookies].map(([name, value]) => `${name}=${value}`)
-      .join("; ");
-  }
-}
-
-/** A GET as a browser sends it, without following redirects. */
-async function visit(url: string, jar: Jar): Promise<Response> {
-  const response = await fetch(url, {
-    redirect: "manual",
-    headers: { cookie: jar.header() },
-  });
-  jar.take(response);
-  return response;
-}
-
-/** Follows redirects from `url` until a page answers, as a browser does. */
-async function browse(url: string, jar: Jar): Promise<Response> {
-  for (let hops = 0; hops < 10; hops++) {
-    const response = await visit(url, jar);
-    const location = response.headers.get("location");
-    if (response.status < 300 || response.status >= 400 || !location) {
-      return response;
-    }
-    await response.body?.cancel();
-    url = new URL(location, url).href;
-  }
-  throw new Error("too many redirects");
-}
 
 async function gateWithSignIn(
   issuer: string,
@@ -301,20 +166,7 @@ Deno.test("an approver signs in with the gate's issuer and approves a held call"
       assert.match(attributes, /HttpOnly/);
       assert.match(attributes, /SameSite=Lax/);
       assert.match(attributes, /Path=\/approvals\//);
-      const csrf = html.match(/name="csrf" value="([^"]+)"/)?.[1];
-      assert.ok(csrf, html);
-      const decided = await fetch(page, {
-        method: "POST",
-        redirect: "manual",
-        headers: {
-          cookie: jar.header(),
-          origin: new URL(page).origin,
-          "content-type": "application/x-www-form-urlencoded",
-        },
-        body: new URLSearchParams({ csrf, decision: "approve" }),
-      });
-      await decided.body?.cancel();
-      assert.equal(decided.status, 303);
+      assert.equal(await decide(page, jar, { csrf: csrfOf(html) }), 303);
       const result = await calling as Message;
       assert.equal(result.isError, undefined, JSON.stringify(result));
     },
@@ -418,20 +270,7 @@ Deno.test("an approval for one caller's call does not let another caller's retry
   const page = await refused("alice");
   const jar = new Jar();
   const html = await (await browse(page, jar)).text();
-  const csrf = html.match(/name="csrf" value="([^"]+)"/)?.[1];
-  assert.ok(csrf, html);
-  const decided = await fetch(page, {
-    method: "POST",
-    redirect: "manual",
-    headers: {
-      cookie: jar.header(),
-      origin: new URL(page).origin,
-      "content-type": "application/x-www-form-urlencoded",
-    },
-    body: new URLSearchParams({ csrf, decision: "approve" }),
-  });
-  await decided.body?.cancel();
-  assert.equal(decided.status, 303);
+  assert.equal(await decide(page, jar, { csrf: csrfOf(html) }), 303);
   // Mallory's same call is hers, not alice's: asked on a page of its own.
   assert.notEqual(await refused("mallory"), page);
   // Alice's retry, in a new session, runs on her approval.

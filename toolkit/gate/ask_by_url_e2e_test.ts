@@ -14,6 +14,7 @@ import {
 import { ISSUER, signingKey, signToken } from "../http/_jwt_test_helpers.ts";
 import { startGate } from "./gate.ts";
 import { FAKE_COMMAND, type Message } from "./testdata/gate_process.ts";
+import { statelessResponse } from "./testdata/stateless_call.ts";
 
 const POLICY = `
 allow: ["x-fake:**"]
@@ -358,38 +359,12 @@ async function stateless(
     token?: string;
     method?: string;
   } = {},
-) {
-  const response = await fetch(url, {
-    method: "POST",
-    signal: AbortSignal.timeout(20_000),
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": method,
-      // The request's name, or a read's URI, as 2026-07-28 asks.
-      "mcp-name": params.name ?? params.uri,
-      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": capabilities,
-        },
-      },
-    }),
-  });
-  if (response.headers.get("content-type")?.includes("text/event-stream")) {
-    return (await response.text()).split("\n")
-      .filter((l) => l.startsWith("data: "))
-      .map((l) => JSON.parse(l.slice("data: ".length))).at(-1) as Message;
-  }
-  return await response.json() as Message;
+): Promise<Message> {
+  return (await statelessResponse(url, method, params, {
+    id,
+    capabilities,
+    ...(token === undefined ? {} : { token }),
+  })).body;
 }
 
 Deno.test("gate sends a 2026-07-28 caller to the page and runs its retry once", async () => {

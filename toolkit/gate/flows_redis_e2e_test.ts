@@ -6,16 +6,12 @@
 
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import {
-  ISSUER,
-  type SigningKey,
-  signingKey,
-  signToken,
-} from "../http/_jwt_test_helpers.ts";
-import { openLink } from "../redis/_link.ts";
-import { haveRedis, startRedis } from "../redis/_test_redis.ts";
-import { startGate } from "./gate.ts";
+import { ISSUER, signingKey, signToken } from "../http/_jwt_test_helpers.ts";
+import { haveRedis, startRedis, testLink } from "../redis/_test_redis.ts";
+import { gateInstance } from "./testdata/gate_instance.ts";
+import { authWorkspace } from "./testdata/auth_workspace.ts";
 import { FAKE_COMMAND, type Message } from "./testdata/gate_process.ts";
+import { statelessResponse } from "./testdata/stateless_call.ts";
 
 const ignore = !haveRedis();
 
@@ -33,44 +29,6 @@ flows:
     deny: ["net:**"]
 `;
 
-async function workspace(key: SigningKey) {
-  const dir = await Deno.makeTempDir({ prefix: "gate-flows-redis-" });
-  await Deno.writeTextFile(`${dir}/gate.yaml`, POLICY);
-  await Deno.writeTextFile(
-    `${dir}/jwks.json`,
-    JSON.stringify({ keys: [key.jwk] }),
-  );
-  return {
-    dir,
-    async [Symbol.asyncDispose]() {
-      await Deno.remove(dir, { recursive: true });
-    },
-  };
-}
-
-/** A gate instance on a free port, with its own audit log. */
-async function instance(
-  dir: string,
-  name: string,
-  redis?: string,
-  command: readonly string[] = FAKE_COMMAND,
-) {
-  const gate = await startGate([...command], {
-    policy: `${dir}/gate.yaml`,
-    listen: "127.0.0.1:0",
-    audit: `${dir}/${name}.jsonl`,
-    ...(redis === undefined ? {} : { redis }),
-    log: () => {},
-  });
-  return {
-    url: gate.url!,
-    audit: `${dir}/${name}.jsonl`,
-    async [Symbol.asyncDispose]() {
-      await gate.close();
-    },
-  };
-}
-
 /** One 2026-07-28 call of the fake server's `probed` tool, touching `patterns`. */
 async function probed(
   url: URL,
@@ -78,38 +36,11 @@ async function probed(
   patterns: string[],
   tool = "probed",
 ): Promise<Message> {
-  const response = await fetch(url, {
-    method: "POST",
-    signal: AbortSignal.timeout(20_000),
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "tools/call",
-      "mcp-name": tool,
-      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: {
-        name: tool,
-        arguments: { patterns },
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": {},
-        },
-      },
-    }),
-  });
-  assert.equal(response.status, 200);
-  const type = response.headers.get("content-type") ?? "";
-  const body = type.includes("text/event-stream")
-    ? (await response.text()).split("\n")
-      .filter((l) => l.startsWith("data: "))
-      .map((l) => JSON.parse(l.slice("data: ".length))).at(-1)
-    : await response.json();
+  const { status, body } = await statelessResponse(url, "tools/call", {
+    name: tool,
+    arguments: { patterns },
+  }, token === undefined ? {} : { token });
+  assert.equal(status, 200);
   return body;
 }
 
@@ -135,9 +66,9 @@ Deno.test({
   fn: async (t) => {
     await using redis = await startRedis();
     const key = await signingKey("k1");
-    await using ws = await workspace(key);
-    await using a = await instance(ws.dir, "a", redis.url);
-    await using b = await instance(ws.dir, "b", redis.url);
+    await using ws = await authWorkspace(POLICY, key);
+    await using a = await gateInstance(ws.dir, "a", { redis: redis.url });
+    await using b = await gateInstance(ws.dir, "b", { redis: redis.url });
     const ada = await signToken(key, RESOURCE, { sub: "ada" });
     const bob = await signToken(key, RESOURCE, { sub: "bob" });
 
@@ -184,11 +115,7 @@ Deno.test({
     await t.step(
       "Redis holds a digest of the caller's key, not its claims",
       async () => {
-        const link = await openLink(redis.url, {
-          timeoutMs: 1_000,
-          connectTimeoutMs: 5_000,
-          onError: () => {},
-        });
+        const link = await testLink(redis.url);
         try {
           const keys = await link.eval(
             "return redis.call('KEYS', 'forge-gate:flows:*')",
@@ -233,9 +160,9 @@ Deno.test({
   name: "without redis each instance keeps its callers' flows to itself",
   fn: async () => {
     const key = await signingKey("k1");
-    await using ws = await workspace(key);
-    await using a = await instance(ws.dir, "a");
-    await using b = await instance(ws.dir, "b");
+    await using ws = await authWorkspace(POLICY, key);
+    await using a = await gateInstance(ws.dir, "a");
+    await using b = await gateInstance(ws.dir, "b");
     const ada = await signToken(key, RESOURCE, { sub: "ada" });
     const read = await probed(a.url, ada, SECRET);
     assert.equal(read.result?.isError, undefined, textOf(read));
@@ -269,8 +196,14 @@ flows:
     deny: ["net:**"]
 `,
       );
-      await using a = await instance(dir, "a", redis.url, []);
-      await using b = await instance(dir, "b", redis.url, []);
+      await using a = await gateInstance(dir, "a", {
+        redis: redis.url,
+        command: [],
+      });
+      await using b = await gateInstance(dir, "b", {
+        redis: redis.url,
+        command: [],
+      });
       // Set off on server two, the flow (of server one) stays clear.
       const elsewhere = await probed(a.url, undefined, SECRET, "two_probed");
       assert.equal(elsewhere.result?.isError, undefined, textOf(elsewhere));

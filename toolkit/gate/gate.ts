@@ -27,6 +27,11 @@ import { isLoopback, parseListen } from "./policy/_listen.ts";
 import { type Caller, serveGate } from "./_http_gate.ts";
 import { flowKey, type FlowStore, RedisFlowStore } from "./_flow_store.ts";
 import {
+  RedisRememberedStore,
+  type RememberedStore,
+} from "./_remembered_store.ts";
+import { callerStoreKey } from "./_caller_key.ts";
+import {
   approvalKeys,
   APPROVALS_PREFIX,
   approvalService,
@@ -210,7 +215,7 @@ export interface GateOptions {
    * (`"127.0.0.1:8080"`; port 0 picks a free one). Each 2025-11-25
    * session gets a gate and a server (or remote session) of its own;
    * 2026-07-28 requests share one gate that remembers no approval (with
-   * the policy's `auth:`, one per caller). The address must be loopback,
+   * the policy's `auth:`, one per caller, which remembers with `redis`). The address must be loopback,
    * unless the policy has `auth:` with its `resource`.
    *
    * @default {the policy file's `listen`, else stdio}
@@ -241,8 +246,9 @@ export interface GateOptions {
    * call held by another, and a host's retry runs on any of them. The
    * instances share the keys of the page's forms, the calls and the
    * sign-in's cookies too (a secret the first of them leaves in Redis).
-   * Each 2026-07-28 caller's flow history is kept there as well, so that
-   * every instance decides the caller's next call with it (a 2025-11-25
+   * Each 2026-07-28 caller's flow history is kept there as well, and
+   * with `auth:` the approvals the caller chose to remember, so that
+   * every instance decides the caller's next call with them (a 2025-11-25
    * session, sticky to one instance, keeps its own in memory).
    *
    * @default {the policy file's `redis`, else in memory}
@@ -577,7 +583,12 @@ export async function startGate(
   // for `caller`, a caller identified by its token (auth:).
   const open = async (
     host: HostSide,
-    shared: { close: boolean; remember?: boolean; flowStore?: FlowStore },
+    shared: {
+      close: boolean;
+      remember?: boolean;
+      flowStore?: FlowStore;
+      rememberedStore?: RememberedStore;
+    },
     caller?: Caller,
   ): Promise<Gate> => {
     if (servers !== undefined) {
@@ -600,6 +611,9 @@ export async function startGate(
         ...(shared.flowStore === undefined
           ? {}
           : { flowStore: shared.flowStore }),
+        ...(shared.rememberedStore === undefined
+          ? {}
+          : { rememberedStore: shared.rememberedStore }),
       });
     }
     return await startServerGate(command, {
@@ -625,6 +639,9 @@ export async function startGate(
       ...(shared.flowStore === undefined
         ? {}
         : { flowStore: shared.flowStore }),
+      ...(shared.rememberedStore === undefined
+        ? {}
+        : { rememberedStore: shared.rememberedStore }),
     });
   };
   if (redisUrl !== undefined && listen === undefined) {
@@ -668,22 +685,37 @@ export async function startGate(
         // With redis, a gate of 2026-07-28 callers keeps their flow
         // history there, under their key, so that each instance decides
         // their next call with it; a session's gate keeps its own in
-        // memory (its session is sticky to one instance).
-        open: async (host, caller) =>
-          open(
+        // memory (its session is sticky to one instance). So are the
+        // approvals such a caller chose to remember, when the caller has
+        // a subject: without one (or without auth:) many callers share
+        // the gate, and it remembers none.
+        open: async (host, caller) => {
+          const remembered = caller.shared && caller.key !== undefined &&
+              caller.claims?.sub !== undefined
+            ? { link: redis?.link, key: caller.key }
+            : undefined;
+          const remembers = remembered?.link !== undefined;
+          return await open(
             { host, approvals: callerApprovals(approvals, caller) },
             {
               close: false,
-              remember: !caller.shared,
+              remember: !caller.shared || remembers,
               ...(redis === undefined || !caller.shared ? {} : {
                 flowStore: new RedisFlowStore(
                   redis.link,
                   await flowKey(caller.key ?? ""),
                 ),
               }),
+              ...(remembered?.link === undefined ? {} : {
+                rememberedStore: new RedisRememberedStore(
+                  remembered.link,
+                  await callerStoreKey("remembered", remembered.key),
+                ),
+              }),
             },
             auth === undefined ? undefined : caller,
-          ),
+          );
+        },
         closeShared: async () => {
           await closeShared();
           await redis?.store.close();

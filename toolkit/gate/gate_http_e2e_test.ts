@@ -15,6 +15,7 @@ import {
   type Message,
   runGate,
 } from "./testdata/gate_process.ts";
+import { statelessResponse } from "./testdata/stateless_call.ts";
 
 const MAIN = new URL("./main.ts", import.meta.url).pathname;
 const FAKE = new URL("./testdata/fake_server.ts", import.meta.url).pathname;
@@ -168,39 +169,8 @@ async function stateless(
   params: Record<string, unknown>,
   capabilities: Record<string, unknown> = {},
 ): Promise<Message> {
-  const response = await fetch(url, {
-    method: "POST",
-    // A request whose answer went to another caller would wait forever.
-    signal: AbortSignal.timeout(20_000),
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": method,
-      ...(typeof params.name === "string" ? { "mcp-name": params.name } : {}),
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": capabilities,
-        },
-      },
-    }),
-  });
-  const type = response.headers.get("content-type") ?? "";
-  if (type.includes("text/event-stream")) {
-    // The answer is the stream's last message.
-    const events = (await response.text()).split("\n")
-      .filter((l) => l.startsWith("data: "))
-      .map((l) => JSON.parse(l.slice("data: ".length)));
-    return events.at(-1);
-  }
-  return await response.json();
+  return (await statelessResponse(url, method, params, { id, capabilities }))
+    .body;
 }
 
 async function workspace(policy: string) {

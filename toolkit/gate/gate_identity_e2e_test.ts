@@ -8,16 +8,13 @@
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import {
-  ISSUER,
-  type SigningKey,
-  signingKey,
-  signToken,
-} from "../http/_jwt_test_helpers.ts";
+import { ISSUER, signingKey, signToken } from "../http/_jwt_test_helpers.ts";
 import { createServer, text } from "../mod.ts";
 import { createHttpHandler } from "../http/handler.ts";
 import { startGate } from "./gate.ts";
+import { authWorkspace } from "./testdata/auth_workspace.ts";
 import { FAKE_COMMAND, type Message } from "./testdata/gate_process.ts";
+import { statelessResponse } from "./testdata/stateless_call.ts";
 
 const AUTH = `
 auth:
@@ -38,22 +35,6 @@ principals:
     allow: ["write:home/alice/**"]
     tools: { crash: deny }
 `;
-
-async function workspace(policy: string, key: SigningKey) {
-  const dir = await Deno.makeTempDir({ prefix: "gate-identity-" });
-  await Deno.writeTextFile(`${dir}/gate.yaml`, policy);
-  await Deno.writeTextFile(
-    `${dir}/jwks.json`,
-    JSON.stringify({ keys: [key.jwk] }),
-  );
-  return {
-    dir,
-    policy: `${dir}/gate.yaml`,
-    async [Symbol.asyncDispose]() {
-      await Deno.remove(dir, { recursive: true });
-    },
-  };
-}
 
 /** A 2025-11-25 session that sends `token`. */
 async function session(url: URL, token: string) {
@@ -79,46 +60,13 @@ async function session(url: URL, token: string) {
 }
 
 /** POSTs one 2026-07-28 request with `token`; resolves with the response and its JSON. */
-async function stateless(
+function stateless(
   url: URL,
   token: string | undefined,
   method: string,
   params: Record<string, unknown>,
 ): Promise<{ status: number; headers: Headers; body: Message }> {
-  const response = await fetch(url, {
-    method: "POST",
-    signal: AbortSignal.timeout(20_000),
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": method,
-      ...(typeof params.name === "string" ? { "mcp-name": params.name } : {}),
-      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": {},
-        },
-      },
-    }),
-  });
-  const type = response.headers.get("content-type") ?? "";
-  let body: Message;
-  if (type.includes("text/event-stream")) {
-    body = (await response.text()).split("\n")
-      .filter((l) => l.startsWith("data: "))
-      .map((l) => JSON.parse(l.slice("data: ".length))).at(-1);
-  } else {
-    body = await response.json();
-  }
-  return { status: response.status, headers: response.headers, body };
+  return statelessResponse(url, method, params, { token });
 }
 
 function textOf(result: Message): string {
@@ -135,7 +83,7 @@ const QUIET = () => {};
 
 Deno.test("gate with auth: decides each caller's calls by its principals", async (t) => {
   const key = await signingKey("k1");
-  await using ws = await workspace(AUTH + RULES, key);
+  await using ws = await authWorkspace(AUTH + RULES, key);
   await using gate = await startGate([...FAKE_COMMAND], {
     policy: ws.policy,
     listen: "127.0.0.1:0",
@@ -286,7 +234,7 @@ Deno.test("gate with auth: decides each caller's calls by its principals", async
 Deno.test("gate with auth: in front of servers:, each server's view is the caller's", async (t) => {
   const key = await signingKey("k1");
   const command = JSON.stringify(FAKE_COMMAND);
-  await using ws = await workspace(
+  await using ws = await authWorkspace(
     `${AUTH}${RULES}
 servers:
   one:
@@ -396,7 +344,7 @@ Deno.test("gate with auth: a --url server gets its own headers, never the caller
     },
   );
   try {
-    await using ws = await workspace(`${AUTH}unprobed: allow\n`, key);
+    await using ws = await authWorkspace(`${AUTH}unprobed: allow\n`, key);
     await using gate = await startGate([], {
       policy: ws.policy,
       url: `http://127.0.0.1:${listener.addr.port}/mcp`,
@@ -423,7 +371,7 @@ Deno.test("gate with auth: a --url server gets its own headers, never the caller
 Deno.test("gate listens beyond loopback only with auth: and its resource", async (t) => {
   const key = await signingKey("k1");
   await t.step("auth: with resource: served on 0.0.0.0", async () => {
-    await using ws = await workspace(
+    await using ws = await authWorkspace(
       `${AUTH}  resource: https://gate.example.com/mcp\nunprobed: allow\n`,
       key,
     );
@@ -443,7 +391,7 @@ Deno.test("gate listens beyond loopback only with auth: and its resource", async
     assert.equal(refused.status, 401);
   });
   await t.step("auth: without resource: refused", async () => {
-    await using ws = await workspace(`${AUTH}unprobed: allow\n`, key);
+    await using ws = await authWorkspace(`${AUTH}unprobed: allow\n`, key);
     await assert.rejects(
       () =>
         startGate([...FAKE_COMMAND], {
@@ -458,7 +406,7 @@ Deno.test("gate listens beyond loopback only with auth: and its resource", async
 
 Deno.test("gate with auth: past maxSessions, an idle caller's gate makes way", async (t) => {
   const key = await signingKey("k1");
-  await using ws = await workspace(AUTH + RULES, key);
+  await using ws = await authWorkspace(AUTH + RULES, key);
   await using gate = await startGate([...FAKE_COMMAND], {
     policy: ws.policy,
     listen: "127.0.0.1:0",

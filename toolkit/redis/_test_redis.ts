@@ -2,6 +2,8 @@
 // own temporary directory, stopped by its pid. Without the Debian package
 // the tests that need it are ignored, with the line that installs it.
 
+import { type Link, openLink } from "./_link.ts";
+
 /** The one line that installs what the Redis tests need. */
 export const INSTALL_HINT =
   "apt-get update && apt-get install -y redis-server nginx";
@@ -121,4 +123,13 @@ export async function startRedis(): Promise<TestRedis> {
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     },
   };
+}
+
+/** A link to the test's redis-server at `url`, with the gate's bounds and no error lines. */
+export function testLink(url: string): Promise<Link> {
+  return openLink(url, {
+    timeoutMs: 1_000,
+    connectTimeoutMs: 5_000,
+    onError: () => {},
+  });
 }

@@ -119,7 +119,10 @@ function spawn(
  * gate/main.ts `--http 127.0.0.1:0` with `args` (the policy, the upstream);
  * resolves with the URL it prints once it listens.
  */
-export async function startHttpGate(args: readonly string[]): Promise<Running> {
+export async function startHttpGate(
+  args: readonly string[],
+  options: { env?: Record<string, string> } = {},
+): Promise<Running> {
   const process = spawn(Deno.execPath(), [
     "run",
     "-A",
@@ -127,7 +130,7 @@ export async function startHttpGate(args: readonly string[]): Promise<Running> {
     "--http",
     "127.0.0.1:0",
     ...args,
-  ]);
+  ], options.env);
   const listening = Promise.withResolvers<string>();
   const look = () => {
     const found = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(
@@ -163,12 +166,17 @@ export async function startHttpGate(args: readonly string[]): Promise<Running> {
   };
 }
 
-/** nginx running deploy/nginx.conf in front of two instances' URLs. */
+/**
+ * nginx running deploy/nginx.conf in front of two instances' URLs, on
+ * `options.port` (a free one by default; a policy's `auth.resource` may
+ * have to name it before the instances start).
+ */
 export async function startGateNginx(
   instances: readonly [string, string],
+  options: { port?: number } = {},
 ): Promise<Running> {
   const dir = await Deno.makeTempDir({ prefix: "forge_gate_nginx_" });
-  const port = freePort();
+  const port = options.port ?? freePort();
   const conf = gateNginxConf(await Deno.readTextFile(GATE_NGINX_CONF), {
     port,
     instances: [new URL(instances[0]).host, new URL(instances[1]).host],
