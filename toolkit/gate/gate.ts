@@ -21,7 +21,8 @@ import { startServerGate } from "./_server_gate.ts";
 import { startAggregate } from "./_start_aggregate.ts";
 import { Pins, pinsInPolicy } from "./pins/_pins.ts";
 import { redisPinStores } from "./pins/_pin_store.ts";
-import { APPROVAL_TTL_MS } from "./_approval_round.ts";
+import { APPROVAL_TTL_MS, type SharedRounds } from "./_approval_round.ts";
+import { RedisSpentAnswers } from "./approvals/_redis_spent.ts";
 import type { GateTelemetry } from "./_telemetry.ts";
 import { isLoopback, parseListen } from "./policy/_listen.ts";
 import { type Caller, serveGate } from "./_http_gate.ts";
@@ -577,7 +578,12 @@ export async function startGate(
   // for `caller`, a caller identified by its token (auth:).
   const open = async (
     host: HostSide,
-    shared: { close: boolean; remember?: boolean; flowStore?: FlowStore },
+    shared: {
+      close: boolean;
+      remember?: boolean;
+      flowStore?: FlowStore;
+      rounds?: SharedRounds;
+    },
     caller?: Caller,
   ): Promise<Gate> => {
     if (servers !== undefined) {
@@ -600,6 +606,7 @@ export async function startGate(
         ...(shared.flowStore === undefined
           ? {}
           : { flowStore: shared.flowStore }),
+        ...(shared.rounds === undefined ? {} : { rounds: shared.rounds }),
       });
     }
     return await startServerGate(command, {
@@ -625,6 +632,7 @@ export async function startGate(
       ...(shared.flowStore === undefined
         ? {}
         : { flowStore: shared.flowStore }),
+      ...(shared.rounds === undefined ? {} : { rounds: shared.rounds }),
     });
   };
   if (redisUrl !== undefined && listen === undefined) {
@@ -642,6 +650,13 @@ export async function startGate(
         redis = await redisApprovals(redisUrl, log);
       }
       const keys = await approvalKeys(redis?.secret);
+      // With redis, one key for the approval rounds of every instance's
+      // gates, with nonces spent where all of them see it: a host's answer
+      // that reaches another instance than the one that asked counts
+      // there. Without, each gate keeps a key and nonces of its own.
+      const spent = redis === undefined
+        ? undefined
+        : new RedisSpentAnswers(redis.link);
       let origin = () => "";
       const approvals = approvalService(source, {
         identify: options.identifyViewer,
@@ -680,6 +695,17 @@ export async function startGate(
                   redis.link,
                   await flowKey(caller.key ?? ""),
                 ),
+              }),
+              // A session's rounds are its own; a shared gate's are its
+              // callers' on every instance.
+              ...(spent === undefined ? {} : {
+                rounds: {
+                  key: keys.rounds,
+                  spent,
+                  bound: caller.shared
+                    ? `caller ${caller.key ?? ""}`
+                    : `session ${crypto.randomUUID()}`,
+                },
               }),
             },
             auth === undefined ? undefined : caller,
