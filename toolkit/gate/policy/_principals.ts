@@ -24,7 +24,9 @@ import {
 } from "./_claims.ts";
 import { MappingError } from "./_tool_mapping.ts";
 import { ENTRY_POLICY_KEYS } from "./_servers.ts";
-import { type Flow, parseFlows } from "./_flows.ts";
+import { parseFlows } from "./_flows.ts";
+// Types only: policy_file.ts imports this module.
+import type { GateFlow } from "./policy_file.ts";
 
 /**
  * One checked entry of `principals:`: which callers it is for. Its rules
@@ -49,7 +51,7 @@ export interface GatePrincipal {
    * Its `flows:`, checked as the top level's and named from its place
    * (`principals[0].flows[1]`); `undefined` when it gives none.
    */
-  readonly flows?: readonly Flow[];
+  readonly flows?: readonly GateFlow[];
 }
 
 /**
