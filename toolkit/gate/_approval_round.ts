@@ -11,6 +11,15 @@
 // that takes only URL-mode elicitation is sent to the gate's approval page
 // instead (askUrl): its answer says only that the user went there, and the
 // page's decision on the approval the state names decides the call.
+//
+// The instances of a gate served over HTTP sign with one key (derived from
+// the secret they share in Redis with `--redis`), so that a host's answer
+// that reaches another instance than the one that asked counts there: the
+// state is then bound to the caller and the server it was asked for, and
+// its nonce spent where every instance sees it (_redis_spent.ts). A state
+// that carries an answer to the gate's question but that the gate cannot
+// verify (another deployment's key, or altered) is refused, not taken for a
+// server's own round.
 
 import { isRecord } from "../_util/json_type.ts";
 import { remembersSession } from "./_remembered.ts";
@@ -50,14 +59,74 @@ export const APPROVAL_TTL_MS = 5 * 60_000;
 /** At most this many spent nonces are remembered; beyond, answers are asked again. */
 const MAX_SPENT = 10_000;
 
+/** Where the nonces of answered states are spent: once, across whoever shares it. */
+export interface SpentAnswers {
+  /**
+   * Whether `nonce` was unspent (it is spent now, until `expires`, in the
+   * clock's milliseconds); `false` when it cannot be kept.
+   */
+  spend(nonce: string, expires: number): Promise<boolean>;
+}
+
+/** Spent nonces in this process's memory, bounded. */
+export class MemorySpentAnswers implements SpentAnswers {
+  #now: () => number;
+  #max: number;
+  // Nonce → expiry. Every state lives ttlMs, so insertion order is expiry
+  // order: the expired are always at the front.
+  #spent = new Map<string, number>();
+
+  constructor(options: { now?: () => number; maxSpent?: number } = {}) {
+    this.#now = options.now ?? Date.now;
+    this.#max = options.maxSpent ?? MAX_SPENT;
+  }
+
+  spend(nonce: string, expires: number): Promise<boolean> {
+    const now = this.#now();
+    for (const [old, until] of this.#spent) {
+      if (until > now) break;
+      this.#spent.delete(old);
+    }
+    if (this.#spent.has(nonce)) return Promise.resolve(false);
+    // Full of live nonces: refuse rather than forget one that could be
+    // replayed; the user is asked again.
+    if (this.#spent.size >= this.#max) return Promise.resolve(false);
+    this.#spent.set(nonce, expires);
+    return Promise.resolve(true);
+  }
+}
+
+/**
+ * What the gates of an HTTP gate share for their rounds (every instance's,
+ * with `--redis`): the key, where nonces are spent, and whom each gate's
+ * states are for (its caller; the server is added by the gate).
+ */
+export interface SharedRounds {
+  key: Uint8Array;
+  spent: SpentAnswers;
+  bound: string;
+}
+
 /** Options for {@linkcode ApprovalRounds}. */
 export interface ApprovalRoundsOptions {
   /** How long after it is asked a question may be answered. */
   ttlMs?: number;
   /** The clock, in milliseconds; tests pass their own. */
   now?: () => number;
-  /** How many spent nonces may be remembered at once. */
+  /** How many spent nonces may be remembered at once (without `spent`). */
   maxSpent?: number;
+  /**
+   * The key states are signed with, shared by the gates that accept each
+   * other's (32 bytes); a random one, this object's alone, by default.
+   */
+  key?: Uint8Array;
+  /**
+   * Whom the states are for (the caller and server of the gate): a state
+   * counts only where it is the same. Give it with a shared `key`.
+   */
+  bound?: string;
+  /** Where answered states' nonces are spent; this object's memory by default. */
+  spent?: SpentAnswers;
 }
 
 /** One 2026-07-28 call, read for the gate's own round. */
@@ -68,11 +137,18 @@ export interface ApprovalRound {
    */
   readonly params: Record<string, unknown>;
   /**
+   * Why the call is refused before it is decided: it answers the gate's
+   * question (under {@linkcode APPROVAL_KEY}) with a `requestState` the
+   * gate cannot verify, one of another deployment or altered. `undefined`
+   * otherwise.
+   */
+  readonly refused: string | undefined;
+  /**
    * The user's answer (`accept`, `decline`, `cancel`, or `error` for an
    * answer without an action) when this call answers the gate's question
    * about these very arguments and patterns; `undefined` otherwise.
    */
-  answer(patterns: readonly string[]): string | undefined;
+  answer(patterns: readonly string[]): Promise<string | undefined>;
   /**
    * The user's answer to the gate's URL elicitation about these very
    * arguments and patterns, with the page's approval it named; `undefined`
@@ -81,7 +157,7 @@ export interface ApprovalRound {
    */
   answerUrl(
     patterns: readonly string[],
-  ): { action: string; approval: string } | undefined;
+  ): Promise<{ action: string; approval: string } | undefined>;
   /** Whether the answer's form asks to remember the approval for the session. */
   readonly remembers: boolean;
   /**
@@ -106,20 +182,21 @@ export interface ApprovalRound {
 
 /** The approval rounds of one gate: its signing key and the answers spent. */
 export class ApprovalRounds {
-  // One key per gate: only this gate issued the states it accepts, and its
-  // spent nonces are the only ones that matter.
-  #signer = new RequestStateSigner();
+  // By default one key per gate: only this gate issued the states it
+  // accepts, and its spent nonces are the only ones that matter.
+  #signer: RequestStateSigner;
+  #bound: string | undefined;
   #ttlMs: number;
   #now: () => number;
-  #maxSpent: number;
-  // Nonce → expiry. Every state lives ttlMs, so insertion order is expiry
-  // order: the expired are always at the front.
-  #spent = new Map<string, number>();
+  #spent: SpentAnswers;
 
   constructor(options: ApprovalRoundsOptions = {}) {
+    this.#signer = new RequestStateSigner(options.key);
+    this.#bound = options.bound;
     this.#ttlMs = options.ttlMs ?? APPROVAL_TTL_MS;
     this.#now = options.now ?? Date.now;
-    this.#maxSpent = options.maxSpent ?? MAX_SPENT;
+    this.#spent = options.spent ??
+      new MemorySpentAnswers({ now: this.#now, maxSpent: options.maxSpent });
   }
 
   /**
@@ -133,35 +210,26 @@ export class ApprovalRounds {
   ): Promise<ApprovalRound> {
     return readApprovalRound(tool, params, {
       signer: this.#signer,
+      bound: this.#bound,
       now: this.#now,
       ttlMs: this.#ttlMs,
-      spend: (nonce, expires) => this.#spend(nonce, expires),
+      spend: (nonce, expires) => this.#spent.spend(nonce, expires),
     });
-  }
-
-  /** Whether `nonce` was unspent (it is spent now). */
-  #spend(nonce: string, expires: number): boolean {
-    const now = this.#now();
-    for (const [old, until] of this.#spent) {
-      if (until > now) break;
-      this.#spent.delete(old);
-    }
-    if (this.#spent.has(nonce)) return false;
-    // Full of live nonces: refuse rather than forget one that could be
-    // replayed; the user is asked again.
-    if (this.#spent.size >= this.#maxSpent) return false;
-    this.#spent.set(nonce, expires);
-    return true;
   }
 }
 
 /** What {@linkcode readApprovalRound} checks a state with. */
 interface RoundContext {
   signer: RequestStateSigner;
+  bound: string | undefined;
   now: () => number;
   ttlMs: number;
-  spend: (nonce: string, expires: number) => boolean;
+  spend: (nonce: string, expires: number) => Promise<boolean>;
 }
+
+/** The refusal of an answer whose state the gate cannot verify. */
+export const UNVERIFIED_STATE =
+  "Invalid params for tools/call: requestState: the gate cannot verify it (it was altered, or issued for another call, another caller, or by a gate with another key: another deployment, or one restarted without --redis since it asked). Nothing was run: call again without requestState and inputResponses to be asked again.";
 
 async function readApprovalRound(
   tool: string,
@@ -169,15 +237,25 @@ async function readApprovalRound(
   context: RoundContext,
 ): Promise<ApprovalRound> {
   await loadRequestSigning();
-  const subject = `tools/call ${tool}`;
+  // Bound to whom it was asked for, when the key is shared.
+  const subject = context.bound === undefined
+    ? `tools/call ${tool}`
+    : `tools/call ${tool} for ${context.bound}`;
   const digest = await argumentsDigest(params.arguments);
   const { requestState, inputResponses, ...rest } = params;
   let asked: Asked | undefined;
+  let refused: string | undefined;
   if (requestState !== undefined) {
     try {
       asked = context.signer.verify(subject, requestState) as unknown as Asked;
     } catch {
-      // Not the gate's: a server's own round, which goes on as it came.
+      // Not the gate's: a server's own round, which goes on as it came;
+      // unless it answers the gate's question, which only a gate asks.
+      if (
+        isRecord(inputResponses) && Object.hasOwn(inputResponses, APPROVAL_KEY)
+      ) {
+        refused = UNVERIFIED_STATE;
+      }
     }
   }
   const before: Before = asked?.before ??
@@ -188,10 +266,10 @@ async function readApprovalRound(
   // The answer, once, when the state asked about these very arguments and
   // patterns in this mode (a form's accept is no visit to the page, nor
   // the other way round) and is neither expired nor spent.
-  const spend = (
+  const spend = async (
     patterns: readonly string[],
     url: boolean,
-  ): { action: string; approval?: string } | undefined => {
+  ): Promise<{ action: string; approval?: string } | undefined> => {
     if (
       asked === undefined || reply === undefined ||
       asked.arguments !== digest || !sameList(asked.patterns, patterns) ||
@@ -199,7 +277,7 @@ async function readApprovalRound(
       (asked.approval !== undefined && typeof asked.approval !== "string") ||
       typeof asked.expires !== "number" || asked.expires <= context.now() ||
       typeof asked.nonce !== "string" ||
-      !context.spend(asked.nonce, asked.expires)
+      !await context.spend(asked.nonce, asked.expires)
     ) {
       // Expired, spent already, or about something else: asked again.
       return undefined;
@@ -220,12 +298,13 @@ async function readApprovalRound(
   });
   return {
     params: { ...rest, ...defined(before) },
+    refused,
     remembers: asked !== undefined && remembersSession(reply),
-    answer(patterns) {
-      return spend(patterns, false)?.action;
+    async answer(patterns) {
+      return (await spend(patterns, false))?.action;
     },
-    answerUrl(patterns) {
-      const answered = spend(patterns, true);
+    async answerUrl(patterns) {
+      const answered = await spend(patterns, true);
       return answered?.approval === undefined
         ? undefined
         : { action: answered.action, approval: answered.approval };

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { APPROVAL_KEY, ApprovalRounds } from "./_approval_round.ts";
+import {
+  APPROVAL_KEY,
+  ApprovalRounds,
+  MemorySpentAnswers,
+  UNVERIFIED_STATE,
+} from "./_approval_round.ts";
 
 const ARGS = { path: "notes/ask/d.txt" };
 const PATTERNS = ["delete:notes/ask/d.txt"];
@@ -23,15 +28,15 @@ Deno.test("ApprovalRounds counts an approval once: the same state sent again is 
   const rounds = new ApprovalRounds();
   const state = await ask(rounds);
   const first = await rounds.read("delete_file", answered(state));
-  assert.equal(first.answer(PATTERNS), "accept");
+  assert.equal(await first.answer(PATTERNS), "accept");
   const replay = await rounds.read("delete_file", answered(state));
-  assert.equal(replay.answer(PATTERNS), undefined);
+  assert.equal(await replay.answer(PATTERNS), undefined);
   // A decline spends its state too.
   const other = await ask(rounds);
   const declined = await rounds.read("delete_file", answered(other, "decline"));
-  assert.equal(declined.answer(PATTERNS), "decline");
+  assert.equal(await declined.answer(PATTERNS), "decline");
   const after = await rounds.read("delete_file", answered(other));
-  assert.equal(after.answer(PATTERNS), undefined);
+  assert.equal(await after.answer(PATTERNS), undefined);
 });
 
 Deno.test("ApprovalRounds asks again once an approval's lifetime is over", async () => {
@@ -40,11 +45,11 @@ Deno.test("ApprovalRounds asks again once an approval's lifetime is over", async
   const state = await ask(rounds);
   now += 300_000;
   const late = await rounds.read("delete_file", answered(state));
-  assert.equal(late.answer(PATTERNS), undefined);
+  assert.equal(await late.answer(PATTERNS), undefined);
   const fresh = await ask(rounds);
   now += 299_999;
   const inTime = await rounds.read("delete_file", answered(fresh));
-  assert.equal(inTime.answer(PATTERNS), "accept");
+  assert.equal(await inTime.answer(PATTERNS), "accept");
 });
 
 Deno.test("ApprovalRounds remembers a bounded number of spent nonces, forgetting only expired ones", async () => {
@@ -56,7 +61,7 @@ Deno.test("ApprovalRounds remembers a bounded number of spent nonces, forgetting
   });
   const spend = async () => {
     const state = await ask(rounds);
-    return (await rounds.read("delete_file", answered(state))).answer(
+    return await (await rounds.read("delete_file", answered(state))).answer(
       PATTERNS,
     );
   };
@@ -77,7 +82,7 @@ Deno.test("ApprovalRound reads the session scope only from an answer to the gate
     ...answered(state),
     inputResponses: { [APPROVAL_KEY]: session },
   });
-  assert.equal(answer.answer(PATTERNS), "accept");
+  assert.equal(await answer.answer(PATTERNS), "accept");
   assert.equal(answer.remembers, true);
   assert.equal(
     (await rounds.read("delete_file", answered(state))).remembers,
@@ -131,11 +136,11 @@ Deno.test("ApprovalRounds counts a URL round's answer only as a visit to its pag
       "delete_file",
       answered(asked.requestState),
     );
-    assert.equal(form.answer(PATTERNS), undefined);
+    assert.equal(await form.answer(PATTERNS), undefined);
   });
   await t.step("it names its approval, once", async () => {
     const url = await rounds.read("delete_file", answered(asked.requestState));
-    assert.deepEqual(url.answerUrl(PATTERNS), {
+    assert.deepEqual(await url.answerUrl(PATTERNS), {
       action: "accept",
       approval: page.id,
     });
@@ -143,7 +148,7 @@ Deno.test("ApprovalRounds counts a URL round's answer only as a visit to its pag
       "delete_file",
       answered(asked.requestState),
     );
-    assert.equal(replay.answerUrl(PATTERNS), undefined);
+    assert.equal(await replay.answerUrl(PATTERNS), undefined);
   });
   await t.step("other patterns or arguments are another call", async () => {
     const state = (await rounds.read("delete_file", { arguments: ARGS }))
@@ -152,13 +157,60 @@ Deno.test("ApprovalRounds counts a URL round's answer only as a visit to its pag
       ...answered(state),
       arguments: { path: "notes/ask/e.txt" },
     });
-    assert.equal(other.answerUrl(PATTERNS), undefined);
+    assert.equal(await other.answerUrl(PATTERNS), undefined);
     const wider = await rounds.read("delete_file", answered(state));
-    assert.equal(wider.answerUrl(["delete:notes/**"]), undefined);
+    assert.equal(await wider.answerUrl(["delete:notes/**"]), undefined);
   });
   await t.step("a form round's accept names no page", async () => {
     const state = await ask(rounds);
     const form = await rounds.read("delete_file", answered(state));
-    assert.equal(form.answerUrl(PATTERNS), undefined);
+    assert.equal(await form.answerUrl(PATTERNS), undefined);
+  });
+});
+
+Deno.test("ApprovalRounds sharing a key and spent nonces count an answer once, on either", async () => {
+  const key = crypto.getRandomValues(new Uint8Array(32));
+  const spent = new MemorySpentAnswers();
+  const a = new ApprovalRounds({ key, spent, bound: "ada" });
+  const b = new ApprovalRounds({ key, spent, bound: "ada" });
+  const state = await ask(a);
+  const there = await b.read("delete_file", answered(state));
+  assert.equal(there.refused, undefined);
+  assert.equal(await there.answer(PATTERNS), "accept");
+  const back = await a.read("delete_file", answered(state));
+  assert.equal(await back.answer(PATTERNS), undefined);
+});
+
+Deno.test("ApprovalRound refuses an answer to the gate's question whose state it cannot verify", async (t) => {
+  const key = crypto.getRandomValues(new Uint8Array(32));
+  const ours = new ApprovalRounds({ key, bound: "ada" });
+  await t.step("a state of another caller", async () => {
+    const state = await ask(new ApprovalRounds({ key, bound: "bob" }));
+    const round = await ours.read("delete_file", answered(state));
+    assert.equal(round.refused, UNVERIFIED_STATE);
+    assert.equal(await round.answer(PATTERNS), undefined);
+  });
+  await t.step("a state of another deployment's key", async () => {
+    const state = await ask(new ApprovalRounds({ bound: "ada" }));
+    const round = await ours.read("delete_file", answered(state));
+    assert.match(String(round.refused), /another deployment/);
+  });
+  await t.step("an altered state", async () => {
+    const state = String(await ask(ours));
+    const round = await ours.read(
+      "delete_file",
+      answered(`${state.slice(0, -2)}AA`),
+    );
+    assert.equal(round.refused, UNVERIFIED_STATE);
+  });
+  await t.step("a server's own round still goes on to it", async () => {
+    const own = await ours.read("delete_file", {
+      name: "delete_file",
+      arguments: ARGS,
+      requestState: "the server's",
+      inputResponses: { confirm: { action: "accept" } },
+    });
+    assert.equal(own.refused, undefined);
+    assert.equal(own.params.requestState, "the server's");
   });
 });

@@ -65,6 +65,8 @@ export interface ApprovalKeys {
   call: Uint8Array;
   /** The approvers' sign-in cookies. */
   signIn: Uint8Array;
+  /** The `requestState` of 2026-07-28 approval rounds. */
+  rounds: Uint8Array;
 }
 
 /**
@@ -94,6 +96,7 @@ export async function approvalKeys(
     form: await derive("form"),
     call: await derive("call"),
     signIn: await derive("sign-in"),
+    rounds: await derive("rounds"),
   };
 }
 

@@ -518,6 +518,22 @@ export class Gatekeeper {
     const round = era !== undefined && params.requestState !== undefined
       ? await this.#pending.withCancel(call, this.#rounds.read(name, params))
       : undefined;
+    if (round?.refused !== undefined) {
+      // An answer to a question the gate cannot have asked: never taken
+      // for a server's round, whose state would go on to the server.
+      progress.recorded = true;
+      this.#record({
+        tool: name,
+        patterns: [],
+        decision: "error",
+        outcome: "invalid-params",
+        rule: null,
+      }, started);
+      this.#relay.answerHost(message.id, {
+        error: { code: RPC_ERROR.INVALID_PARAMS, message: round.refused },
+      });
+      return undefined;
+    }
     return {
       message,
       call,
@@ -828,7 +844,10 @@ export class Gatekeeper {
         c.call,
         this.#rounds.read(c.name, c.params),
       );
-      const answered = c.round.answer(verdict.patterns);
+      const answered = await this.#pending.withCancel(
+        c.call,
+        c.round.answer(verdict.patterns),
+      );
       if (answered === undefined) {
         this.#relay.telemetry?.decided({
           ...verdict,
@@ -883,7 +902,10 @@ export class Gatekeeper {
     key: string,
   ): Promise<boolean> {
     const { verdict } = decided;
-    const answered = c.round!.answerUrl(verdict.patterns);
+    const answered = await this.#pending.withCancel(
+      c.call,
+      c.round!.answerUrl(verdict.patterns),
+    );
     if (answered === undefined) return false;
     if (answered.action !== "accept") {
       // The user would not go to the page: nothing to wait for.

@@ -4,7 +4,7 @@
 // server's exit answers whatever is left and settles `finished`.
 
 import { RPC_ERROR } from "../jsonrpc/mod.ts";
-import { ApprovalRounds } from "./_approval_round.ts";
+import { ApprovalRounds, type SharedRounds } from "./_approval_round.ts";
 import type { AuditSink } from "./audit/_audit.ts";
 import { Gatekeeper } from "./_gatekeeper.ts";
 import type { CallerApprovals } from "./_approval_routes.ts";
@@ -42,6 +42,12 @@ export interface RunningGateOptions {
   graceMs: number;
   /** How long a 2026-07-28 host may take to answer an approval question. */
   approvalTtlMs?: number;
+  /**
+   * The key and spent nonces of approval rounds that the gates of an HTTP
+   * gate share (every instance's, with `--redis`), and the caller this
+   * gate's rounds are for; a key of this gate's own when absent.
+   */
+  rounds?: SharedRounds;
   /** The host's messages; this process's stdin when absent. */
   readable?: ReadableStream<Uint8Array>;
   /** The host's answers; this process's stdout when absent. */
@@ -144,7 +150,18 @@ export class RunningGate {
       tools: this.#tools,
       audit: options.audit,
       log: options.log,
-      rounds: new ApprovalRounds({ ttlMs: options.approvalTtlMs }),
+      rounds: new ApprovalRounds({
+        ttlMs: options.approvalTtlMs,
+        ...(options.rounds === undefined ? {} : {
+          key: options.rounds.key,
+          spent: options.rounds.spent,
+          // A state counts for the caller and server it was asked for.
+          bound: JSON.stringify([
+            options.rounds.bound,
+            options.server?.name ?? null,
+          ]),
+        }),
+      }),
       pins: options.pins,
       flows: options.flows,
       flowStore: options.flowStore,

@@ -17,6 +17,7 @@ import { Pins } from "./pins/_pins.ts";
 import { FlowSession } from "./policy/_flows.ts";
 import type { FlowStore } from "./_flow_store.ts";
 import type { RememberedStore } from "./_remembered_store.ts";
+import type { SharedRounds } from "./_approval_round.ts";
 import { type PolicySource, serverPolicy } from "./policy/_policy_source.ts";
 import type { GateServer } from "./policy/policy_file.ts";
 import type { CallerClaims } from "./policy/_claims.ts";
@@ -41,6 +42,8 @@ export interface AggregateStart {
   newTools?: Decision;
   graceMs: number;
   approvalTtlMs: number;
+  /** What the gates of an HTTP gate share for approval rounds. */
+  rounds?: SharedRounds;
   readable?: ReadableStream<Uint8Array>;
   writable?: WritableStream<Uint8Array>;
   /** The host as a connection of parsed messages, instead of the streams. */
@@ -148,6 +151,7 @@ export async function startAggregate(
             pins,
             graceMs: options.graceMs,
             approvalTtlMs: options.approvalTtlMs,
+            ...(options.rounds === undefined ? {} : { rounds: options.rounds }),
             host,
             telemetry: options.telemetry,
             remember: options.remember,

@@ -132,6 +132,9 @@ Deno.test("gate runs nothing on a flood of forged or replayed 2026-07-28 approva
     answers.forEach((answer: Message, i) => {
       if (i % 2 === 1) {
         assert.equal(textOf(answer), "Wrote 2 bytes to notes/" + i + ".txt");
+      } else if (i % 4 === 0) {
+        // A forged state is refused; never taken for a server's round.
+        assert.equal(answer.error?.code, -32602, `call ${i}`);
       } else {
         assert.equal(answer.result.resultType, "input_required", `call ${i}`);
       }

@@ -21,7 +21,8 @@ import { startServerGate } from "./_server_gate.ts";
 import { startAggregate } from "./_start_aggregate.ts";
 import { Pins, pinsInPolicy } from "./pins/_pins.ts";
 import { redisPinStores } from "./pins/_pin_store.ts";
-import { APPROVAL_TTL_MS } from "./_approval_round.ts";
+import { APPROVAL_TTL_MS, type SharedRounds } from "./_approval_round.ts";
+import { RedisSpentAnswers } from "./approvals/_redis_spent.ts";
 import type { GateTelemetry } from "./_telemetry.ts";
 import { isLoopback, parseListen } from "./policy/_listen.ts";
 import { type Caller, serveGate } from "./_http_gate.ts";
@@ -588,6 +589,7 @@ export async function startGate(
       remember?: boolean;
       flowStore?: FlowStore;
       rememberedStore?: RememberedStore;
+      rounds?: SharedRounds;
     },
     caller?: Caller,
   ): Promise<Gate> => {
@@ -614,6 +616,7 @@ export async function startGate(
         ...(shared.rememberedStore === undefined
           ? {}
           : { rememberedStore: shared.rememberedStore }),
+        ...(shared.rounds === undefined ? {} : { rounds: shared.rounds }),
       });
     }
     return await startServerGate(command, {
@@ -642,6 +645,7 @@ export async function startGate(
       ...(shared.rememberedStore === undefined
         ? {}
         : { rememberedStore: shared.rememberedStore }),
+      ...(shared.rounds === undefined ? {} : { rounds: shared.rounds }),
     });
   };
   if (redisUrl !== undefined && listen === undefined) {
@@ -659,6 +663,13 @@ export async function startGate(
         redis = await redisApprovals(redisUrl, log);
       }
       const keys = await approvalKeys(redis?.secret);
+      // With redis, one key for the approval rounds of every instance's
+      // gates, with nonces spent where all of them see it: a host's answer
+      // that reaches another instance than the one that asked counts
+      // there. Without, each gate keeps a key and nonces of its own.
+      const spent = redis === undefined
+        ? undefined
+        : new RedisSpentAnswers(redis.link);
       let origin = () => "";
       const approvals = approvalService(source, {
         identify: options.identifyViewer,
@@ -711,6 +722,17 @@ export async function startGate(
                   remembered.link,
                   await callerStoreKey("remembered", remembered.key),
                 ),
+              }),
+              // A session's rounds are its own; a shared gate's are its
+              // callers' on every instance.
+              ...(spent === undefined ? {} : {
+                rounds: {
+                  key: keys.rounds,
+                  spent,
+                  bound: caller.shared
+                    ? `caller ${caller.key ?? ""}`
+                    : `session ${crypto.randomUUID()}`,
+                },
               }),
             },
             auth === undefined ? undefined : caller,

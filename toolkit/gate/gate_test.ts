@@ -482,7 +482,7 @@ Deno.test("gate asks a 2026-07-28 host in rounds: an input-required result, then
   );
 
   await t.step(
-    "an answer for other arguments, or a forged state, is asked again",
+    "an answer for other arguments is asked again; one with a forged state is refused",
     async () => {
       const changed = await again(asked.requestState, { action: "accept" }, {
         ...args,
@@ -492,7 +492,11 @@ Deno.test("gate asks a 2026-07-28 host in rounds: an input-required result, then
       const forged = await again(`${asked.requestState}x`, {
         action: "accept",
       });
-      assert.equal(forged.result.resultType, "input_required");
+      assert.equal(forged.error?.code, -32602);
+      assert.match(
+        forged.error.message,
+        /requestState: the gate cannot verify it/,
+      );
       assert.equal(await exists(`${ws.root}/drafts`), false);
     },
   );
@@ -537,6 +541,7 @@ Deno.test("gate asks a 2026-07-28 host in rounds: an input-required result, then
     const records = (await Deno.readTextFile(ws.audit)).trim().split("\n")
       .map((line) => JSON.parse(line));
     assert.deepEqual(records.map((r) => [r.outcome, r.patterns]), [
+      ["invalid-params", []],
       ["declined", ["write:drafts/a.md"]],
       ["approved", ["write:drafts/a.md"]],
     ]);

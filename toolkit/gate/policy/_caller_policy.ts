@@ -41,7 +41,7 @@ export function matchingPrincipals(
  * The policy a caller's calls are decided by: `file`'s own (or, given
  * `server`, that server's under `servers:`; a name the file lacks decides
  * by the top level), with the rules of every principal `claims` match
- * added in order, and the file's flows. The same object is answered for
+ * added in order, and the file's flows followed by theirs. The same object is answered for
  * the same version of the file, server and matching principals; `file`'s
  * own (or the server's) when none matches.
  *
@@ -99,9 +99,15 @@ export function callerPolicy(
     : bases.servers.get(entry.name) ?? bases.top;
   for (const i of indexes) value = addedRules(value, bases.rules[i]);
   const checked = bases.check(value) as GatePolicy;
+  // The file's flows, then each matching principal's: a session's flows
+  // span its servers, so every server's view holds the same list.
+  const added = indexes.flatMap((i) => file.principals![i].flows ?? []);
+  const flows = added.length === 0
+    ? file.flows
+    : Object.freeze([...file.flows ?? [], ...added]);
   const view = Object.freeze({
     ...checked,
-    ...(file.flows === undefined ? {} : { flows: file.flows }),
+    ...(flows === undefined ? {} : { flows }),
   });
   views.set(key, view);
   return view;

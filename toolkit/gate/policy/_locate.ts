@@ -65,9 +65,10 @@ export function locateField(
 }
 
 /**
- * A field of an object in a list (`flows[1].deny[0]`): each object starts
- * at its first key, after the keys of the objects before it; the field is
- * then found inside the object, as at the top.
+ * A field of an object in a list (`flows[1].deny[0]`, or a list of objects
+ * in it: `principals[0].flows[1].deny[0]`): each object starts at its
+ * first key, after the keys of the objects before it; the field is then
+ * found inside the object, as at the top.
  */
 function inListedObject(
   text: string,
@@ -97,6 +98,13 @@ function inListedObject(
   const keyAt = findKey(text, key, at - 1);
   if (keyAt === -1) return placeOf(text, at);
   const list = object[key];
+  if (
+    typeof path[2] === "number" && typeof path[3] === "string" &&
+    Array.isArray(list)
+  ) {
+    // An object in a list inside this one (`principals[0].flows[1].deny[0]`).
+    return inListedObject(text, keyAt, list, path.slice(2), column);
+  }
   if (typeof path[2] !== "number" || !Array.isArray(list)) {
     return placeOf(text, keyAt);
   }

@@ -4,7 +4,9 @@
 // the flows of the session), with no probe, pins or user. With a policy
 // that names its servers, each call is decided by its server's view of the
 // policy (serverPolicy's), and the session's flows see it as the aggregate
-// shows it: `<prefix>_<tool>`, on its server.
+// shows it: `<prefix>_<tool>`, on its server. A session of a caller with
+// claims decides by that caller's view (callerPolicy(): the principals
+// its claims match, with their flows), as a gate with `auth:` does.
 
 import type { Decision } from "../../policy/mod.ts";
 import { type FlowCall, FlowSession, type FlowVerdict } from "./_flows.ts";
@@ -16,6 +18,8 @@ import {
   policyInForce,
 } from "./_policy_source.ts";
 import { readSettingsFile } from "./_settings_file.ts";
+import type { CallerClaims } from "./_claims.ts";
+import { callerPolicy } from "./_caller_policy.ts";
 import { messageOf } from "../_log.ts";
 import { joinName } from "../../_util/mount_names.ts";
 
@@ -49,11 +53,20 @@ export type OfflineDecision =
 /** One host session's calls, decided in order. */
 export class OfflineSession {
   #flows = new FlowSession();
+  #whole: PolicyInForce;
+  // The caller's view of the whole: the whole without claims.
   #inForce: PolicyInForce;
+  #claims: CallerClaims | undefined;
   #views = new Map<string, { inForce: PolicyInForce; prefix: string }>();
 
-  constructor(inForce: PolicyInForce) {
-    this.#inForce = inForce;
+  /** `options.claims`: the caller's, as its verified token gives them (none by default). */
+  constructor(
+    inForce: PolicyInForce,
+    options: { claims?: CallerClaims } = {},
+  ) {
+    this.#whole = inForce;
+    this.#claims = options.claims;
+    this.#inForce = callerView(inForce, options.claims);
   }
 
   /**
@@ -102,7 +115,7 @@ export class OfflineSession {
 
   /** Notes that a decided call ran (`line`: its audit line's SHA-256). */
   ran(call: FlowCall, line?: string): void {
-    // Every server's view holds the top level's flows.
+    // Every server's view holds the top level's flows (and the caller's).
     if (this.#inForce.flows !== undefined) {
       this.#flows.forwarded(this.#inForce.flows, call, line);
     }
@@ -124,26 +137,39 @@ export class OfflineSession {
     if (server === undefined) return { inForce: this.#inForce };
     let view = this.#views.get(server);
     if (view === undefined) {
-      const entry = this.#inForce.file?.servers?.get(server);
+      const entry = this.#whole.file?.servers?.get(server);
       if (entry === undefined) {
         throw new RangeError(
           `Cannot decide a call on server "${server}": ${
-            unknownServer(this.#inForce)
+            unknownServer(this.#whole)
           }`,
         );
       }
-      // As serverPolicy views the entry for the server's gate.
+      // As serverPolicy views the entry for the server's gate (and
+      // callerPolicySource for a caller's).
+      const file = this.#claims === undefined
+        ? entry.policy
+        : callerPolicy(this.#whole.file!, this.#claims, server);
       view = {
-        inForce: {
-          ...policyInForce(entry.policy, DEFAULTS),
-          file: entry.policy,
-        },
+        inForce: { ...policyInForce(file, DEFAULTS), file },
         prefix: entry.prefix,
       };
       this.#views.set(server, view);
     }
     return view;
   }
+}
+
+/** The policy `claims`' caller is decided by: `inForce` itself without principals. */
+function callerView(
+  inForce: PolicyInForce,
+  claims: CallerClaims | undefined,
+): PolicyInForce {
+  if (inForce.file === undefined) return inForce;
+  const file = callerPolicy(inForce.file, claims);
+  return file === inForce.file
+    ? inForce
+    : { ...policyInForce(file, DEFAULTS), file };
 }
 
 /**

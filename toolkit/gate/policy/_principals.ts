@@ -4,10 +4,12 @@
 // for a caller it matches, its rules add to the base policy: its allow,
 // ask and deny lists follow the base's, its `tools`, `annotations` and
 // `scopes` entries join the base's (its own replacing one of the same
-// name), and its `unprobed` replaces the base's. Several principals may
-// match one caller: each adds in the order written. In a gate of many
-// servers, the base is each server's policy (its `servers:` entry with the
-// top level), and a principal adds to every server's.
+// name), and its `unprobed` replaces the base's; its `flows` follow the
+// base's (a flow can only tighten). Several principals may match one
+// caller: each adds in the order written. In a gate of many servers, the
+// base is each server's policy (its `servers:` entry with the top level),
+// and a principal adds to every server's; its flows, like the top
+// level's, span the servers (`server:` makes one watch a single server).
 //
 // Each entry is checked as the policy its callers are decided by (the top
 // level, and each server's, with the entry's rules), so a wrong field is
@@ -22,6 +24,9 @@ import {
 } from "./_claims.ts";
 import { MappingError } from "./_tool_mapping.ts";
 import { ENTRY_POLICY_KEYS } from "./_servers.ts";
+import { parseFlows } from "./_flows.ts";
+// Types only: policy_file.ts imports this module.
+import type { GateFlow } from "./policy_file.ts";
 
 /**
  * One checked entry of `principals:`: which callers it is for. Its rules
@@ -42,6 +47,11 @@ export interface GatePrincipal {
   readonly name: string;
   /** Which callers it is for. */
   readonly match: PrincipalMatch;
+  /**
+   * Its `flows:`, checked as the top level's and named from its place
+   * (`principals[0].flows[1]`); `undefined` when it gives none.
+   */
+  readonly flows?: readonly GateFlow[];
 }
 
 /**
@@ -143,9 +153,9 @@ export function parsePrincipals(
       );
     }
     for (const key of Object.keys(entry)) {
-      if (key !== "match" && !RULE_KEYS.includes(key)) {
+      if (key !== "match" && key !== "flows" && !RULE_KEYS.includes(key)) {
         throw new MappingError(
-          `unknown key: expected match, ${RULE_KEYS.join(", ")}`,
+          `unknown key: expected match, ${RULE_KEYS.join(", ")} or flows`,
           [...path, key],
         );
       }
@@ -166,7 +176,19 @@ export function parsePrincipals(
     for (const base of [bases.top, ...bases.servers.values()]) {
       checkAgainst(base, own, { path, checker });
     }
-    principals.push(Object.freeze({ name: `principals[${index}]`, match }));
+    const flows = entry.flows === undefined || entry.flows === null
+      ? undefined
+      : parseFlows(entry.flows, {
+        servers: bases.servers.size === 0
+          ? undefined
+          : [...bases.servers.keys()],
+        at: path,
+      });
+    principals.push(Object.freeze({
+      name: `principals[${index}]`,
+      match,
+      ...(flows === undefined || flows.length === 0 ? {} : { flows }),
+    }));
     rules.push(own);
   });
   return { principals: Object.freeze(principals), rules };

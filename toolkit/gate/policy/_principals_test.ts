@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { claimsOf } from "./_claims.ts";
 import { callerPolicy, matchingPrincipals } from "./_caller_policy.ts";
 import { isApprover } from "./_principals.ts";
+import { FlowSession } from "./_flows.ts";
+import { probedVerdict } from "./_decide.ts";
 import { parsePolicyText } from "./_policy_source.ts";
 import { missingScopes, requiredScopes, scopeChallenge } from "./_scopes.ts";
 import { GatePolicyError, parseGatePolicy } from "./policy_file.ts";
@@ -417,5 +419,179 @@ Deno.test("the identities example in docs/gate.md does what the page says", asyn
       ),
       `identities.yaml:${line}:${column}: ${message}`,
     );
+  }
+});
+
+Deno.test("a principal's flows add to the base's for the callers it matches", async (t) => {
+  const file = parseGatePolicy({
+    allow: ["read:**", "net:**"],
+    flows: [{ after: ["net:**"], ask: ["write:**"] }],
+    principals: [
+      { match: { groups: ["admins"] }, allow: ["write:**"] },
+      {
+        match: { sub: ["alice"] },
+        flows: [{ after: ["read:secrets/**"], deny: ["net:**"] }],
+      },
+    ],
+  });
+  const alice = caller("alice");
+  const bob = caller("bob", ["admins"]);
+  await t.step("the view holds the file's flows, then the principal's", () => {
+    assert.deepEqual(file.principals?.[1].flows?.map((f) => f.name), [
+      "principals[1].flows[0]",
+    ]);
+    assert.equal(file.principals?.[0].flows, undefined);
+    assert.deepEqual(callerPolicy(file, alice).flows?.map((f) => f.name), [
+      "flows[0]",
+      "principals[1].flows[0]",
+    ]);
+    assert.equal(callerPolicy(file, bob).flows, file.flows);
+    assert.equal(callerPolicy(file, undefined).flows, file.flows);
+  });
+  await t.step("only the matching caller is refused the net call", () => {
+    const decide = (who: ReturnType<typeof caller>) => {
+      const view = callerPolicy(file, who);
+      const session = new FlowSession();
+      const read = { tool: "read", patterns: ["read:secrets/key"] };
+      session.forwarded(view.flows ?? [], { ...read, unknown: false }, "l1");
+      const patterns = ["net:https://evil.example"];
+      const verdict = probedVerdict(
+        "fetch",
+        patterns,
+        view.policy.evaluate(patterns),
+      );
+      return session.tighten(
+        view.flows ?? [],
+        { tool: "fetch", patterns, unknown: false },
+        verdict,
+      );
+    };
+    const refused = decide(alice);
+    assert.equal(refused.decision, "deny");
+    assert.equal(
+      "flow" in refused && refused.flow.name,
+      "principals[1].flows[0]",
+    );
+    assert.match(
+      refused.denied,
+      /denied by principals\[1\]\.flows\[0\] \(net:\*\*\), since this session read secrets\/key with read/,
+    );
+    assert.equal(decide(bob).decision, "allow");
+  });
+});
+
+Deno.test("with servers:, a principal's flow spans the servers or watches one", () => {
+  const file = parseGatePolicy({
+    allow: ["read:**", "net:**"],
+    servers: {
+      files: { command: ["node", "fs.js"] },
+      web: { url: "https://mcp.example.com/mcp" },
+    },
+    principals: [{
+      match: { groups: ["contractors"] },
+      flows: [
+        { server: "files", after: ["read:secrets/**"], deny: ["net:**"] },
+      ],
+    }],
+  });
+  const who = caller("carol", ["contractors"]);
+  const files = callerPolicy(file, who, "files");
+  const web = callerPolicy(file, who, "web");
+  // One session's flows for every server of the caller's.
+  assert.deepEqual(files.flows, web.flows);
+  assert.deepEqual(web.flows?.map((f) => f.name), ["principals[0].flows[0]"]);
+  assert.equal(callerPolicy(file, caller("dave"), "web").flows, undefined);
+  const net = { tool: "web_fetch", server: "web", unknown: false };
+  const patterns = ["net:https://evil.example"];
+  const verdict = probedVerdict(
+    "fetch",
+    patterns,
+    web.policy.evaluate(patterns),
+  );
+  const session = new FlowSession();
+  const read = { patterns: ["read:secrets/key"], unknown: false };
+  // The same read on another server sets nothing off.
+  session.forwarded(web.flows!, { ...read, tool: "web_get", server: "web" });
+  assert.equal(
+    session.tighten(web.flows!, { ...net, patterns }, verdict).decision,
+    "allow",
+  );
+  session.forwarded(files.flows!, {
+    ...read,
+    tool: "files_read_text_file",
+    server: "files",
+  });
+  assert.equal(
+    session.tighten(web.flows!, { ...net, patterns }, verdict).decision,
+    "deny",
+  );
+});
+
+Deno.test("a principal's wrong flow is named and placed where it is written", async (t) => {
+  const policy = (flows: string, servers = "") =>
+    `allow: ["read:**"]\n${servers}principals:\n  - match: { sub: [alice] }\n    allow: ["write:**"]\n    flows:\n${flows}`;
+  const cases: [string, string, string, number, number][] = [
+    [
+      "a rule that breaks the grammar",
+      policy('      - after: ["read:a//b"]\n        deny: ["net:**"]\n'),
+      "principals[0].flows[0].after[0]: empty path segment",
+      6,
+      25,
+    ],
+    [
+      "an unknown key",
+      policy('      - after: ["read:a"]\n        deni: ["net:**"]\n'),
+      "principals[0].flows[0].deni: unknown key: expected after, deny or ask",
+      7,
+      9,
+    ],
+    [
+      "not a list",
+      policy('      after: ["read:a"]\n'),
+      "principals[0].flows: expected a list of flows",
+      5,
+      5,
+    ],
+    [
+      "a server in a policy of one server",
+      policy(
+        '      - after: ["read:a"]\n        deny: ["net:**"]\n        server: files\n',
+      ),
+      "principals[0].flows[0].server: this policy names no servers",
+      8,
+      9,
+    ],
+    [
+      "a server the policy does not have",
+      policy(
+        '      - after: ["read:a"]\n        deny: ["net:**"]\n        server: fiels\n',
+        'servers:\n  files: { command: ["node", "fs.js"] }\n',
+      ),
+      'principals[0].flows[0].server: expected the name of one of the policy\'s servers (files), got "fiels"',
+      10,
+      9,
+    ],
+    [
+      "a flow without deny or ask, second in the list",
+      policy(
+        '      - after: ["read:a"]\n        ask: ["net:**"]\n      - after: ["read:b"]\n',
+      ),
+      // At its list, as a top-level flow's is.
+      "principals[0].flows[1]: a flow without deny or ask",
+      5,
+      5,
+    ],
+  ];
+  for (const [what, text, message, line, column] of cases) {
+    await t.step(what, () => {
+      assert.throws(
+        () => parsePolicyText(text, "yaml"),
+        (error: Error & { line: number; column: number }) => {
+          assert.ok(error.message.startsWith(message), error.message);
+          assert.deepEqual([error.line, error.column], [line, column]);
+          return true;
+        },
+      );
+    });
   }
 });
