@@ -13,7 +13,12 @@ import { isRecord, jsonType } from "../_util/json_type.ts";
 import { didYouMean } from "../_util/nearest_names.ts";
 import { joinName } from "../_util/mount_names.ts";
 import type { ApprovalRound, ApprovalRounds } from "./_approval_round.ts";
-import type { AuditOutcome, AuditRecord, AuditSink } from "./audit/_audit.ts";
+import type {
+  AuditCaller,
+  AuditOutcome,
+  AuditRecord,
+  AuditSink,
+} from "./audit/_audit.ts";
 import {
   probedVerdict,
   toolVerdict,
@@ -115,6 +120,8 @@ export interface GatekeeperOptions {
   rememberedStore?: RememberedStore;
   /** The server's name and prefix in an aggregate, which questions and refusals name. */
   server?: { name: string; prefix: string };
+  /** Who calls, as each audit line names them (a gate made for a caller, `auth:`). */
+  caller?: () => AuditCaller;
   /**
    * The approval page of a gate served over HTTP: a host that cannot be
    * asked with a form is sent there (_ask_by_url.ts).
@@ -190,6 +197,7 @@ export class Gatekeeper {
   #flows: FlowSession;
   #flowStore: FlowStore | undefined;
   #server: { name: string; prefix: string } | undefined;
+  #caller: (() => AuditCaller) | undefined;
 
   constructor(relay: Relay, pending: PendingCalls, options: GatekeeperOptions) {
     this.#relay = relay;
@@ -203,6 +211,7 @@ export class Gatekeeper {
     this.#flows = options.flows ?? new FlowSession();
     this.#flowStore = options.flowStore;
     this.#server = options.server;
+    this.#caller = options.caller;
     this.#remembers = options.remember ?? true;
     this.#rememberedStore = options.rememberedStore;
     this.#approvals = options.approvals;
@@ -1262,6 +1271,7 @@ export class Gatekeeper {
     if (this.#audit === undefined) return Promise.resolve();
     return this.#audit.write({
       time: new Date().toISOString(),
+      ...(this.#caller === undefined ? {} : { caller: this.#caller() }),
       tool,
       patterns,
       decision,

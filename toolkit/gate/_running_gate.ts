@@ -5,7 +5,7 @@
 
 import { RPC_ERROR } from "../jsonrpc/mod.ts";
 import { ApprovalRounds, type SharedRounds } from "./_approval_round.ts";
-import type { AuditSink } from "./audit/_audit.ts";
+import type { AuditCaller, AuditSink } from "./audit/_audit.ts";
 import { Gatekeeper } from "./_gatekeeper.ts";
 import type { CallerApprovals } from "./_approval_routes.ts";
 import { messageOf } from "./_log.ts";
@@ -73,6 +73,8 @@ export interface RunningGateOptions {
   server?: { name: string; prefix: string };
   /** The approval page of a gate served over HTTP, for this gate's caller. */
   approvals?: CallerApprovals;
+  /** Who calls, as each audit line names them (a gate made for a caller, `auth:`). */
+  caller?: () => AuditCaller;
   /**
    * Whether the host's `tools/list` leaves out the tools its policy
    * refuses whatever the arguments (_visible.ts): on for a gate made for
@@ -167,6 +169,7 @@ export class RunningGate {
       flowStore: options.flowStore,
       rememberedStore: options.rememberedStore,
       server: options.server,
+      caller: options.caller,
       remember: options.remember,
       approvals: options.approvals,
     });

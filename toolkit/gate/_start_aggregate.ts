@@ -24,6 +24,7 @@ import type { CallerClaims } from "./policy/_claims.ts";
 import { callerPolicySource } from "./policy/_caller_source.ts";
 import { expandVariables } from "./policy/_servers.ts";
 import { startServerGate } from "./_server_gate.ts";
+import { auditCaller } from "./_audit_caller.ts";
 import type { GateTelemetry } from "./_telemetry.ts";
 import type { MessageTransport } from "../jsonrpc/_message_channel.ts";
 import type { CallerApprovals } from "./_approval_routes.ts";
@@ -89,6 +90,8 @@ export async function startAggregate(
 ): Promise<Aggregate> {
   const { source, audit, log } = options;
   const flows = new FlowSession();
+  const claims = options.caller?.claims;
+  const caller = claims === undefined ? undefined : auditCaller(claims, source);
   const env = (name: string) => Deno.env.get(name);
   // Every ${NAME} is filled before anything starts: a missing one is
   // said at once, not as a server that keeps failing.
@@ -164,6 +167,7 @@ export async function startAggregate(
               ? {}
               : { rememberedStore: options.rememberedStore }),
             server: { name: server.name, prefix: server.prefix },
+            ...(caller === undefined ? {} : { caller }),
             closeShared: false,
             hideNeverRun: options.caller !== undefined,
           });

@@ -44,6 +44,7 @@ import {
 import type { MessageTransport } from "../jsonrpc/_message_channel.ts";
 import { authOptionsOf } from "./policy/_auth.ts";
 import { callerPolicySource } from "./policy/_caller_source.ts";
+import { auditCaller } from "./_audit_caller.ts";
 import { scopeCheck } from "./_scope_check.ts";
 import { LOOPBACK_HOSTS } from "../http/host_guard.ts";
 import type { OAuthResourceOptions } from "../http/oauth_resource.ts";
@@ -630,6 +631,9 @@ export async function startGate(
         ? source
         : callerPolicySource(source, caller.claims, { defaults }),
       hideNeverRun: caller !== undefined,
+      ...(caller?.claims === undefined
+        ? {}
+        : { caller: auditCaller(caller.claims, source) }),
       audit,
       log,
       pins,

@@ -34,6 +34,8 @@ principals:
   - match: { sub: [alice] }
     allow: ["write:home/alice/**"]
     tools: { crash: deny }
+  - match: { claim: { team: [red] } }
+    deny: ["exec:**"]
 `;
 
 /** A 2025-11-25 session that sends `token`. */
@@ -84,17 +86,23 @@ const QUIET = () => {};
 Deno.test("gate with auth: decides each caller's calls by its principals", async (t) => {
   const key = await signingKey("k1");
   await using ws = await authWorkspace(AUTH + RULES, key);
+  const audit = `${ws.dir}/audit.jsonl`;
   await using gate = await startGate([...FAKE_COMMAND], {
     policy: ws.policy,
     listen: "127.0.0.1:0",
     log: QUIET,
+    audit,
   });
   const url = gate.url!;
   const admin = await signToken(key, url.href, {
     sub: "bob",
     groups: ["admins"],
   });
-  const alice = await signToken(key, url.href, { sub: "alice" });
+  const alice = await signToken(key, url.href, {
+    sub: "alice",
+    team: "blue",
+    email: "alice@example.com",
+  });
   await using a = await session(url, admin);
   await using b = await session(url, alice);
 
@@ -227,6 +235,49 @@ Deno.test("gate with auth: decides each caller's calls by its principals", async
       const listed = await stateless(url, alice, "tools/list", {});
       const names = listed.body.result.tools.map((t: Message) => t.name);
       assert.ok(!names.includes("crash"), names.join());
+    },
+  );
+
+  await t.step(
+    "each audit line names its caller by the claims the policy decides by",
+    async () => {
+      const lines = (await Deno.readTextFile(audit)).trim().split("\n")
+        .map((line) => JSON.parse(line));
+      const callers = (patterns: string) =>
+        lines.filter((l) => JSON.stringify(l.patterns).includes(patterns))
+          .map((l) => [l.decision, l.caller]);
+      // In sessions, and as 2026-07-28 callers alike; a claim no rule
+      // matches on (the e-mail address) is not written.
+      const BOB = { sub: "bob", groups: ["admins"], scope: "mcp:tools" };
+      const ALICE = { sub: "alice", scope: "mcp:tools", team: "blue" };
+      assert.deepEqual(callers("write:home/bob/notes"), [
+        ["allow", BOB],
+        ["ask", ALICE],
+      ]);
+      assert.deepEqual(callers("write:home/x"), [
+        ["allow", BOB],
+        ["ask", ALICE],
+        ["allow", BOB],
+      ]);
+      assert.ok(!lines.some((l) => JSON.stringify(l).includes("@")));
+      // What gate replay decides each line by: the same policy changes
+      // nothing, as each line is decided by its caller's principals.
+      const replay = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "-A",
+          new URL("./main.ts", import.meta.url).pathname,
+          "replay",
+          audit,
+          "--policy",
+          ws.policy,
+        ],
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const said = new TextDecoder().decode(replay.stdout);
+      assert.equal(replay.code, 0, said);
+      assert.match(said, /0 would change/);
     },
   );
 });

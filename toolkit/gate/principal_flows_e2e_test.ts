@@ -11,7 +11,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ISSUER, signingKey, signToken } from "../http/_jwt_test_helpers.ts";
 import { startGate } from "./gate.ts";
-import { FAKE_COMMAND, type Message } from "./testdata/gate_process.ts";
+import {
+  FAKE_COMMAND,
+  type Message,
+  runGate,
+} from "./testdata/gate_process.ts";
 
 const FILESYSTEM = "npm:@modelcontextprotocol/server-filesystem@2026.8.31";
 
@@ -70,6 +74,7 @@ Deno.test("a caller whose principal carries a flow is refused the net call after
   issuer: ${ISSUER}
   jwks: jwks.json
 allow: ["read:**", "net:**", "x-fake:**"]
+record: { probed: patterns }
 servers:
   files:
     command: ${JSON.stringify(files)}
@@ -100,6 +105,9 @@ principals:
       team: "contractors",
     });
     const dave = await signToken(key, url.href, { sub: "dave", team: "staff" });
+    // Who called, as the audit writes it: the claims the policy matches on.
+    const CAROL = { sub: "carol", scope: "mcp:tools", team: "contractors" };
+    const DAVE = { sub: "dave", scope: "mcp:tools", team: "staff" };
     const send = { patterns: ["net:https://attacker.example"] };
     const readSecret = { path: "secrets/key" };
 
@@ -125,16 +133,25 @@ principals:
     }
     const lines = await auditLines(audit);
     assert.deepEqual(
-      lines.map((l) => [l.server, l.tool, l.outcome, l.flow]),
+      lines.map((l) => [l.server, l.tool, l.outcome, l.flow, l.caller]),
       [
-        ["files", "read_text_file", "forwarded", undefined],
-        ["web", "probed", "denied", "principals[1].flows[0]"],
-        ["files", "read_text_file", "forwarded", undefined],
-        ["web", "probed", "forwarded", undefined],
+        ["files", "read_text_file", "forwarded", undefined, CAROL],
+        ["web", "probed", "denied", "principals[1].flows[0]", CAROL],
+        ["files", "read_text_file", "forwarded", undefined, DAVE],
+        ["web", "probed", "forwarded", undefined, DAVE],
       ],
     );
     // The refusal names the line of the read that set the flow off.
     assert.equal(lines[1].since, lines[0].digest);
+    // Replayed under the same policy, each line is its caller's again.
+    const replay = await runGate([
+      "replay",
+      audit,
+      "--policy",
+      `${dir}/gate.yaml`,
+    ]);
+    assert.equal(replay.stdout, `${audit}: 4 calls, 0 would change\n`);
+    assert.equal(replay.code, 0, replay.stderr);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

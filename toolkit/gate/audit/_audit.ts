@@ -27,6 +27,8 @@ export interface AuditRecord {
   time: string;
   /** The server the call was for, in a gate of many servers; absent otherwise. */
   server?: string;
+  /** Who called, in a gate with `auth:`: the caller's token claims that the policy decides by; absent otherwise. */
+  caller?: AuditCaller;
   /** The tool's name (the server's own name for it); `null` when the call named none (a name that is not a string). */
   tool: string | null;
   /** Every pattern of the call; empty for a tool that does not answer probes. */
@@ -49,6 +51,24 @@ export interface AuditRecord {
   approver?: string;
   /** Milliseconds from the host's request to the decision. */
   elapsedMs: number;
+}
+
+/**
+ * Who made a call, as its audit line says: the verified token's `sub`, its
+ * `groups` and `scope` (space-separated, as in the token) when it has
+ * some, and each other claim a principal's `match.claim` names, as the
+ * token gives it. The same shape as a `gate test` case's `claims:`, so
+ * that `gate replay` decides the call as that caller's again.
+ */
+export interface AuditCaller {
+  /** The token's subject. */
+  readonly sub?: string;
+  /** The token's groups. */
+  readonly groups?: readonly string[];
+  /** The token's scopes, space-separated. */
+  readonly scope?: string;
+  /** Another claim the policy matches on. */
+  readonly [claim: string]: unknown;
 }
 
 /** One line of the audit log for a tool whose definition differs from its pin. */

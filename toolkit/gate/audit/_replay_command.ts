@@ -4,7 +4,9 @@
 // the calls whose decision would change, and those the log cannot
 // re-decide. A line of a gate of many servers (`server`) is decided by
 // that server's view of the policy; a server the policy no longer has is a
-// change (the gate would not route the call). Exit 0 when no decision
+// change (the gate would not route the call). A line that names its
+// `caller` (a gate with `auth:`) is decided by that caller's view, the
+// principals its claims match, and its flows by that caller's calls. Exit 0 when no decision
 // changes, 1 when one does, 2 for a bad command line, a file that cannot
 // be read, a broken chain or a wrong policy.
 
@@ -21,6 +23,7 @@ import {
   serverNames,
 } from "../policy/_offline.ts";
 import type { PolicyInForce } from "../policy/_policy_source.ts";
+import { claimsOfRecord } from "../policy/_claims.ts";
 
 /** The usage of the replay subcommand. */
 export const REPLAY_USAGE =
@@ -106,10 +109,22 @@ async function replay(
   log: string,
 ): Promise<{ calls: number; changed: number; unknown: number }> {
   const decoder = new TextDecoder();
-  // The log does not mark where one gate's session ends: for flows, the
-  // whole log is one session (the strict side), and a change by a flow
-  // names the line that set it off.
-  const session = new OfflineSession(inForce);
+  // The log does not mark where one gate's session ends: for flows, each
+  // caller's calls are one session (the strict side; every call of a
+  // gate without auth: is one caller's), and a change by a flow names the
+  // line that set it off.
+  const sessions = new Map<string, OfflineSession>();
+  const sessionOf = (caller: Record<string, unknown> | undefined) => {
+    const key = JSON.stringify(caller ?? null);
+    let session = sessions.get(key);
+    if (session === undefined) {
+      session = new OfflineSession(inForce, {
+        ...(caller === undefined ? {} : { claims: claimsOfRecord(caller) }),
+      });
+      sessions.set(key, session);
+    }
+    return session;
+  };
   const counts = { calls: 0, changed: 0, unknown: 0 };
   const servers = serverNames(inForce);
   let start = 0;
@@ -121,9 +136,11 @@ async function replay(
     const line: unknown = JSON.parse(decoder.decode(raw));
     if (!isCallLine(line)) continue;
     counts.calls++;
-    const { server, tool, patterns, decision, rule, outcome } = line;
+    const { server, tool, patterns, decision, rule, outcome, caller } = line;
     const said = `${log}:${number}: ${tool}${
       server === undefined ? "" : ` on server "${server}"`
+    }${
+      typeof caller?.sub === "string" ? ` by ${JSON.stringify(caller.sub)}` : ""
     } ${JSON.stringify(patterns)}`;
     const cannot = (why: string) => {
       counts.unknown++;
@@ -155,6 +172,7 @@ async function replay(
       );
       continue;
     }
+    const session = sessionOf(line.caller);
     const call = callOf(line, session.policyFor(server));
     if (typeof call === "string") {
       cannot(call);
@@ -183,6 +201,7 @@ interface CallLine {
   outcome: string;
   rule: string | null;
   unlisted?: true;
+  caller?: Record<string, unknown>;
 }
 
 function isCallLine(line: unknown): line is CallLine {
@@ -193,7 +212,8 @@ function isCallLine(line: unknown): line is CallLine {
     (line.decision === "allow" || line.decision === "ask" ||
       line.decision === "deny") &&
     line.outcome !== "withheld" &&
-    (line.server === undefined || typeof line.server === "string");
+    (line.server === undefined || typeof line.server === "string") &&
+    (line.caller === undefined || isRecord(line.caller));
 }
 
 /**

@@ -340,3 +340,67 @@ Deno.test("gate replay re-decides a gate of many servers' log by each server's v
     },
   );
 });
+
+Deno.test("gate replay decides each caller's lines by that caller's principals and flows", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gate-replay-" });
+  try {
+    const audit = `${dir}/audit.jsonl`;
+    const log = await AuditLog.open(audit, (error) => {
+      throw error;
+    });
+    const ADMIN = { sub: "alice", groups: ["admins"] };
+    const RED = { sub: "dave", team: "red" };
+    for (
+      const [caller, pattern] of [
+        [ADMIN, "write:notes/a"],
+        [{ sub: "bob" }, "write:notes/a"],
+        [{ sub: "bob" }, "read:secrets/key"],
+        [{ sub: "carol" }, "net:https://example.com"],
+        [{ sub: "bob" }, "net:https://example.com"],
+        [RED, "read:notes/a"],
+      ] as const
+    ) {
+      await log.write({
+        time: new Date().toISOString(),
+        caller,
+        tool: "probed",
+        patterns: [pattern],
+        decision: "allow",
+        outcome: "forwarded",
+        rule: "**",
+        elapsedMs: 1,
+      });
+    }
+    await log.close();
+    const policy = `${dir}/policy.yaml`;
+    await Deno.writeTextFile(
+      policy,
+      `allow: ["read:**", "net:**"]
+flows:
+  - after: ["read:secrets/**"]
+    deny: ["net:**"]
+principals:
+  - match: { groups: [admins] }
+    allow: ["write:**"]
+  - match: { claim: { team: [red] } }
+    deny: ["read:**"]
+`,
+    );
+    const run = await runGate(["replay", audit, "--policy", policy]);
+    assert.equal(run.stderr, "");
+    // Alice's write is an admin's; carol's call is not in bob's session.
+    assert.equal(
+      run.stdout,
+      [
+        `${audit}:2: probed by "bob" ["write:notes/a"]: was allow (**), would be ask by no rule matches`,
+        `${audit}:5: probed by "bob" ["net:https://example.com"]: was allow (**), would be deny by flows[0] (net:**), set off by read:secrets/key of probed`,
+        `${audit}:6: probed by "dave" ["read:notes/a"]: was allow (**), would be deny by read:**`,
+        `${audit}: 6 calls, 3 would change`,
+        "",
+      ].join("\n"),
+    );
+    assert.equal(run.code, 1);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

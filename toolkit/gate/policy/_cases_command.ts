@@ -14,7 +14,7 @@ import { isRecord, typeName } from "../../_util/json_type.ts";
 import { parse } from "../../../validate/mod.ts";
 import { readSettingsFile } from "./_settings_file.ts";
 import { locateField } from "./_locate.ts";
-import { type CallerClaims, claimsOf } from "./_claims.ts";
+import { type CallerClaims, claimsOfRecord } from "./_claims.ts";
 import {
   decidedBy,
   loadPolicy,
@@ -315,16 +315,7 @@ function claimsAt(
       [...path, "scope"],
     );
   }
-  const scopes = scope === undefined
-    ? []
-    : typeof scope === "string"
-    ? scope.split(" ").filter((s) => s !== "")
-    : scope as string[];
-  return claimsOf({
-    ...(sub === undefined ? {} : { subject: sub }),
-    scopes,
-    claims: value,
-  })!;
+  return claimsOfRecord(value);
 }
 
 function objectAt(

@@ -93,6 +93,34 @@ export function claimsOf(auth: AuthInfo | undefined): CallerClaims | undefined {
 }
 
 /**
+ * The claims of a caller written out as a token's (a `gate test` case's
+ * `claims:`, an audit line's `caller`): `sub` a string, `groups` a string
+ * or a list, `scope` space-separated or a list, any other claim as it is.
+ * Values of another type are taken as absent.
+ *
+ * @example
+ * ```ts
+ * import { claimsOfRecord } from "./_claims.ts";
+ *
+ * claimsOfRecord({ sub: "alice", scope: "files:read files:write" }).scope;
+ * // ["files:read", "files:write"]
+ * ```
+ */
+export function claimsOfRecord(value: Record<string, unknown>): CallerClaims {
+  const { sub, scope } = value;
+  const scopes = typeof scope === "string"
+    ? scope.split(" ").filter((s) => s !== "")
+    : Array.isArray(scope)
+    ? scope.filter((s): s is string => typeof s === "string")
+    : [];
+  return claimsOf({
+    ...(typeof sub === "string" ? { subject: sub } : {}),
+    scopes,
+    claims: value,
+  })!;
+}
+
+/**
  * Whether `claims` meet `match`: each key it gives by one of its values (a
  * caller without a token meets none).
  *
