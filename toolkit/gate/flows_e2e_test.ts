@@ -4,23 +4,14 @@
 // new session, lets the same fetch through.
 
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import {
+  auditLines,
   callTool,
-  type Message,
   startGateProcess,
   textOf,
 } from "./testdata/gate_process.ts";
 
 const FILESYSTEM = "npm:@modelcontextprotocol/server-filesystem@2026.8.31";
-
-async function auditLines(path: string): Promise<Message[]> {
-  const text = await Deno.readTextFile(path);
-  return text.split("\n").filter((l) => l !== "").map((line) => ({
-    ...JSON.parse(line),
-    digest: createHash("sha256").update(line).digest("hex"),
-  }));
-}
 
 Deno.test("after read_text_file of secrets/key, the real server's session cannot reach the network", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir());

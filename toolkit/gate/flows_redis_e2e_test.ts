@@ -5,12 +5,15 @@
 // the caller's key, never its claims.
 
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { ISSUER, signingKey, signToken } from "../http/_jwt_test_helpers.ts";
 import { haveRedis, startRedis, testLink } from "../redis/_test_redis.ts";
 import { gateInstance } from "./testdata/gate_instance.ts";
 import { authWorkspace } from "./testdata/auth_workspace.ts";
-import { FAKE_COMMAND, type Message } from "./testdata/gate_process.ts";
+import {
+  auditLines,
+  FAKE_COMMAND,
+  type Message,
+} from "./testdata/gate_process.ts";
 import { statelessResponse } from "./testdata/stateless_call.ts";
 
 const ignore = !haveRedis();
@@ -46,14 +49,6 @@ async function probed(
 
 function textOf(answer: Message): string {
   return answer.result?.content?.[0]?.text ?? answer.error?.message ?? "";
-}
-
-async function auditLines(path: string): Promise<Message[]> {
-  const text = await Deno.readTextFile(path);
-  return text.split("\n").filter((l) => l !== "").map((line) => ({
-    ...JSON.parse(line),
-    digest: createHash("sha256").update(line).digest("hex"),
-  }));
 }
 
 const SECRET = ["read:secrets/x"];

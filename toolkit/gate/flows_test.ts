@@ -2,8 +2,8 @@
 // server, whose "probed" tool answers the patterns it is given.
 
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import {
+  auditLines,
   callTool,
   FAKE_COMMAND,
   type Message,
@@ -35,15 +35,6 @@ async function workspace(policy: string) {
       await Deno.remove(dir, { recursive: true });
     },
   };
-}
-
-/** The audit log's lines, each with its own SHA-256 (the next line's prev). */
-async function auditLines(path: string): Promise<Message[]> {
-  const text = await Deno.readTextFile(path);
-  return text.split("\n").filter((l) => l !== "").map((line) => ({
-    ...JSON.parse(line),
-    digest: createHash("sha256").update(line).digest("hex"),
-  }));
 }
 
 const probed = (patterns: string[]) => ({ patterns });

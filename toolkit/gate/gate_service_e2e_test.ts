@@ -26,7 +26,12 @@ import {
   Jar,
   visit,
 } from "./testdata/authorization_server.ts";
-import { FAKE_COMMAND, type Message, textOf } from "./testdata/gate_process.ts";
+import {
+  auditLines,
+  FAKE_COMMAND,
+  type Message,
+  textOf,
+} from "./testdata/gate_process.ts";
 import {
   freePort,
   type Running,
@@ -197,11 +202,6 @@ async function approve(
   const html = await (await visit(page, jar)).text();
   const state = html.match(/data-state="(\w+)"/)?.[1] ?? "";
   return { state, status: await decide(page, jar, { csrf: csrfOf(html) }) };
-}
-
-async function auditLines(path: string): Promise<Message[]> {
-  return (await Deno.readTextFile(path)).trim().split("\n")
-    .map((line) => JSON.parse(line));
 }
 
 Deno.test({

@@ -3,7 +3,12 @@
 // the filesystem preset (or the policy file's own templates) gives them.
 
 import assert from "node:assert/strict";
-import { callTool, startGateProcess, textOf } from "./testdata/gate_process.ts";
+import {
+  auditLines,
+  callTool,
+  startGateProcess,
+  textOf,
+} from "./testdata/gate_process.ts";
 import { until } from "../testing/_until.ts";
 import { PRESETS } from "./policy/_presets.ts";
 
@@ -35,14 +40,6 @@ async function exists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-// deno-lint-ignore no-explicit-any
-async function auditLines(path: string): Promise<Record<string, any>[]> {
-  const text = await Deno.readTextFile(path).catch(() => "");
-  return text.trim().split("\n").filter((l) => l !== "").map((l) =>
-    JSON.parse(l)
-  );
 }
 
 async function gateFor(setup: Setup, policy: string) {

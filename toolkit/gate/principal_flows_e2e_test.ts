@@ -6,26 +6,18 @@
 // doing the same is let through.
 
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ISSUER, signingKey, signToken } from "../http/_jwt_test_helpers.ts";
 import { startGate } from "./gate.ts";
 import {
+  auditLines,
   FAKE_COMMAND,
   type Message,
   runGate,
 } from "./testdata/gate_process.ts";
 
 const FILESYSTEM = "npm:@modelcontextprotocol/server-filesystem@2026.8.31";
-
-async function auditLines(path: string): Promise<Message[]> {
-  const text = await Deno.readTextFile(path);
-  return text.split("\n").filter((l) => l !== "").map((line) => ({
-    ...JSON.parse(line),
-    digest: createHash("sha256").update(line).digest("hex"),
-  }));
-}
 
 /** A 2025-11-25 session that sends `token`. */
 async function session(url: URL, token: string) {

@@ -5,6 +5,7 @@
 
 import assert from "node:assert/strict";
 import {
+  auditLines,
   callTool,
   FAKE_COMMAND,
   type Message,
@@ -32,11 +33,6 @@ async function workspace(policy: string) {
       await Deno.remove(dir, { recursive: true });
     },
   };
-}
-
-async function auditLines(path: string): Promise<Message[]> {
-  return (await Deno.readTextFile(path)).trim().split("\n")
-    .map((line) => JSON.parse(line));
 }
 
 /** The approved patterns the fake server received with a call it ran. */

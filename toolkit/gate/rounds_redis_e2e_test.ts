@@ -16,7 +16,11 @@ import {
 import { haveRedis, startRedis } from "../redis/_test_redis.ts";
 import { startGate } from "./gate.ts";
 import { APPROVAL_KEY } from "./_approval_round.ts";
-import { FAKE_COMMAND, type Message } from "./testdata/gate_process.ts";
+import {
+  auditLines,
+  FAKE_COMMAND,
+  type Message,
+} from "./testdata/gate_process.ts";
 
 const ignore = !haveRedis();
 
@@ -103,11 +107,6 @@ async function call(
       .filter((l) => l.startsWith("data: "))
       .map((l) => JSON.parse(l.slice("data: ".length))).at(-1)
     : await response.json();
-}
-
-async function auditLines(path: string): Promise<Message[]> {
-  const text = await Deno.readTextFile(path).catch(() => "");
-  return text.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l));
 }
 
 /** The approvals the fake server behind `url` saw for `token`'s caller. */

@@ -2,6 +2,7 @@
 // server, spoken to by spawnStdio() as a host would; the commands of the two
 // servers; and what the tests look at on disk and in /proc.
 
+import { createHash } from "node:crypto";
 import { spawnStdio, type StdioClient } from "../../testing/stdio_client.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
@@ -37,6 +38,22 @@ export const STUBBORN_COMMAND: readonly string[] = [
 
 // deno-lint-ignore no-explicit-any
 export type Message = Record<string, any>;
+
+/**
+ * The audit log at `path`, line by line, parsed, each with `digest`: the
+ * SHA-256 of its bytes, which the next line's `prev` and a flow's `since`
+ * name. No lines while the file is missing.
+ */
+export async function auditLines(path: string): Promise<Message[]> {
+  const text = await Deno.readTextFile(path).catch((error) => {
+    if (error instanceof Deno.errors.NotFound) return "";
+    throw error;
+  });
+  return text.split("\n").filter((l) => l !== "").map((line) => ({
+    ...JSON.parse(line),
+    digest: createHash("sha256").update(line).digest("hex"),
+  }));
+}
 
 /** Options for {@linkcode startGateProcess}. */
 export interface GateProcessOptions {
