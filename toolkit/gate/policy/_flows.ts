@@ -24,6 +24,25 @@ interface FlowList {
 }
 
 /**
+ * One flow of a policy file (`flows:`), checked: its place and its lists as
+ * written. Once a call that an `after` rule meets has run in the session,
+ * the `deny` and `ask` rules apply to later calls; `unprobed` in a list
+ * names calls whose effects the gate cannot know.
+ *
+ * @example
+ * ```ts
+ * import { parseGatePolicy } from "@forge/toolkit/gate";
+ *
+ * const { flows } = parseGatePolicy({
+ *   flows: [{ after: ["read:secrets/**"], deny: ["net:**", "exec:**"] }],
+ * });
+ * flows?.[0].name; // "flows[0]"
+ * flows?.[0].deny; // ["net:**", "exec:**"]
+ * ```
+ */
+export type GateFlow = Flow;
+
+/**
  * One checked flow of a policy file: its place (`flows[0]`) and its lists
  * as written (rule strings, and `unprobed`).
  */

@@ -26,7 +26,7 @@ import { MappingError } from "./_tool_mapping.ts";
 import { ENTRY_POLICY_KEYS } from "./_servers.ts";
 import { parseFlows } from "./_flows.ts";
 // Types only: policy_file.ts imports this module.
-import type { GateFlow } from "./policy_file.ts";
+import type { GateFlow } from "./_flows.ts";
 
 /**
  * One checked entry of `principals:`: which callers it is for. Its rules

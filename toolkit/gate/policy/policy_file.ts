@@ -19,7 +19,7 @@ import {
   parseRoots,
   parseToolEntries,
 } from "./_tool_mapping.ts";
-import { type Flow, parseFlows } from "./_flows.ts";
+import { type Flow, type GateFlow, parseFlows } from "./_flows.ts";
 import { parseServers, serverPolicyValue } from "./_servers.ts";
 import { type GateAuth, parseAuth } from "./_auth.ts";
 import {
@@ -33,24 +33,7 @@ import {
 import { parseToolScopes } from "./_scopes.ts";
 import { parseListen } from "./_listen.ts";
 
-/**
- * One flow of a policy file (`flows:`), checked: its place and its lists as
- * written. Once a call that an `after` rule meets has run in the session,
- * the `deny` and `ask` rules apply to later calls; `unprobed` in a list
- * names calls whose effects the gate cannot know.
- *
- * @example
- * ```ts
- * import { parseGatePolicy } from "@forge/toolkit/gate";
- *
- * const { flows } = parseGatePolicy({
- *   flows: [{ after: ["read:secrets/**"], deny: ["net:**", "exec:**"] }],
- * });
- * flows?.[0].name; // "flows[0]"
- * flows?.[0].deny; // ["net:**", "exec:**"]
- * ```
- */
-export type GateFlow = Flow;
+export type { GateFlow } from "./_flows.ts";
 
 const LISTS = ["allow", "ask", "deny"] as const;
 const KEYS: readonly string[] = [
