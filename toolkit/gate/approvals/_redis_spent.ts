@@ -7,15 +7,18 @@
 // the state could not count anyway.
 
 import type { Link } from "../../redis/_link.ts";
-import type { SpentAnswers } from "../_approval_round.ts";
 
 const SPEND = `if redis.call('SET', KEYS[1], '1', 'PX', ARGV[1], 'NX') then
   return 1
 end
 return 0`;
 
-/** Spent nonces in Redis, shared by the gate instances using it. */
-export class RedisSpentAnswers implements SpentAnswers {
+/**
+ * Spent nonces in Redis, shared by the gate instances using it: a
+ * `SpentAnswers` of _approval_round.ts (structurally, as a room does not
+ * import from the gate above it).
+ */
+export class RedisSpentAnswers {
   readonly #link: Link;
   readonly #prefix: string;
   readonly #now: () => number;
