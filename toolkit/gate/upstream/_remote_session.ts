@@ -12,7 +12,7 @@
 // streams they concern at once.
 
 import { messageOf } from "../_log.ts";
-import { sseEvents } from "./_sse.ts";
+import { readEvents } from "./_sse.ts";
 import { readBounded, TooLargeError } from "./_bounded_body.ts";
 import {
   type Mirrored,
@@ -346,7 +346,7 @@ export class RemoteSession {
     try {
       if (type.includes("text/event-stream") && response.body !== null) {
         reading.stream = true;
-        for await (const event of sseEvents(response.body)) {
+        await readEvents(response.body, (event) => {
           // An event without data, or with empty data (the priming event a
           // 2025-11-25 server opens its stream with), carries no message;
           // its id is still where a resumption starts.
@@ -356,7 +356,7 @@ export class RemoteSession {
               body = JSON.parse(event.data);
             } catch (error) {
               // Cut off mid-event: resumed like any stream that broke.
-              if (!event.complete) break;
+              if (!event.complete) return false;
               throw error;
             }
             take(body);
@@ -364,7 +364,8 @@ export class RemoteSession {
           reading.lastId = event.id;
           reading.retryMs = event.retryMs;
           reading.events++;
-        }
+          return true;
+        });
         return reading;
       }
       const text = new TextDecoder().decode(await readBounded(response.body));
