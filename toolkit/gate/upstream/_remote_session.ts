@@ -86,6 +86,8 @@ export class RemoteSession {
   #renewing: Promise<boolean> | undefined;
   /** The requests under way, by id: a host's cancellation aborts one. */
   #calls = new Map<unknown, AbortController>();
+  /** Every request's controller, aborted with the session's own. */
+  #live = new Set<AbortController>();
 
   /** The ids of the tools/list requests under way. */
   #listing = new Set<unknown>();
@@ -127,15 +129,18 @@ export class RemoteSession {
       await this.#post(message, this.#stop.signal);
       return;
     }
+    // Its own controller, which stopping the session aborts too (see
+    // #stopAll): AbortSignal.any() on every call cost more than the rest
+    // of its request's set-up.
     const call = new AbortController();
+    if (this.#stop.signal.aborted) call.abort();
+    this.#live.add(call);
     this.#calls.set(message.id, call);
     if (message.method === "tools/list") this.#listing.add(message.id);
     try {
-      await this.#post(
-        message,
-        AbortSignal.any([this.#stop.signal, call.signal]),
-      );
+      await this.#post(message, call.signal);
     } finally {
+      this.#live.delete(call);
       if (this.#calls.get(message.id) === call) this.#calls.delete(message.id);
       this.#listing.delete(message.id);
     }
@@ -203,12 +208,18 @@ export class RemoteSession {
         signal: AbortSignal.timeout(1000),
       }).then((r) => r.body?.cancel()).catch(() => {});
     }
-    this.#stop.abort();
+    this.#stopAll();
   }
 
   /** Stops every request and stream at once. */
   abort(): void {
+    this.#stopAll();
+  }
+
+  /** Aborts the session's own signal and every request's. */
+  #stopAll(): void {
     this.#stop.abort();
+    for (const call of this.#live) call.abort();
   }
 
   #headers(message?: Message): Headers {
