@@ -222,7 +222,7 @@ export class RemoteSession {
     for (const call of this.#live) call.abort();
   }
 
-  #headers(message?: Message): Headers {
+  #headers(message?: Message): Record<string, string> {
     return requestHeaders({
       base: this.#options.headers,
       sessionId: this.#sessionId,
@@ -243,7 +243,7 @@ export class RemoteSession {
   ): Promise<Response> {
     const headers = this.#headers(message);
     if (options.lastId !== undefined) {
-      headers.set("last-event-id", options.lastId);
+      headers["last-event-id"] = options.lastId;
     }
     const response = await fetch(this.#url, {
       method: message === undefined ? "GET" : "POST",
