@@ -171,6 +171,7 @@ export class SseParser {
   #afterCr = false;
   #first = true;
 
+  /** A parser of one stream, bounding each event by `options`. */
   constructor(options: SseOptions = {}) {
     this.#max = options.maxEventBytes ?? MAX_MESSAGE_BYTES;
   }
