@@ -334,7 +334,8 @@ export function gateNginxConf(
 /**
  * One gate instance serving HTTP (`toolkit/gate/main.ts --http
  * 127.0.0.1:0`), run from the repository root with `args` (the policy, the
- * upstream); its URL is the one it prints once it listens.
+ * upstream); its URL is the one it prints once it listens. `root` runs
+ * another checkout's gate instead (its main.ts, from its root).
  *
  * @example
  * ```ts ignore
@@ -344,12 +345,19 @@ export function gateNginxConf(
  * await gate.stop();
  * ```
  */
-export async function startGate(args: readonly string[]): Promise<Started> {
+export async function startGate(
+  args: readonly string[],
+  options: { root?: string } = {},
+): Promise<Started> {
   const listening = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/;
   let url = "";
+  const root = options.root ?? REPO_ROOT;
+  const main = options.root === undefined
+    ? GATE_MAIN
+    : `${root}/toolkit/gate/main.ts`;
   const started = await spawn(Deno.execPath(), {
-    args: ["run", "-A", GATE_MAIN, "--http", "127.0.0.1:0", ...args],
-    cwd: REPO_ROOT,
+    args: ["run", "-A", main, "--http", "127.0.0.1:0", ...args],
+    cwd: root,
     env: { NO_COLOR: "1" },
     url: "",
     ready: (log) => {

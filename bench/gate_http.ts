@@ -21,6 +21,9 @@
  * deno task gate-http                 # 7 rounds, 50 sessions, 5000 calls a run
  * deno task gate-http --quick         # 3 rounds of 1500 calls: a check
  * deno task gate-http --rounds 5 --clients 20
+ * # before and after a change, in one run: the old code's gate as a 4th
+ * # configuration (a checkout of it, e.g. `git worktree add /tmp/before main`)
+ * deno task gate-http --rounds 5 --baseline /tmp/before
  * ```
  *
  * @module
@@ -46,6 +49,12 @@ export interface Options {
   calls: number;
   /** The longest a configuration's run may take, in seconds. */
   seconds: number;
+  /**
+   * Another checkout of the repository (the code before a change): its gate
+   * is measured too, as one more configuration with an upstream of its own,
+   * in the same rounds, so that before and after share one run.
+   */
+  baseline?: string;
 }
 
 /** The defaults of {@linkcode parseOptions}. */
@@ -60,15 +69,17 @@ export const DEFAULTS: Readonly<Options> = {
 export const QUICK: Readonly<Partial<Options>> = { rounds: 3, calls: 1500 };
 
 /**
- * Parses `--quick` and `--rounds N`, `--clients N`, `--calls N`,
- * `--seconds N` (also as `--name=N`). A `TypeError` for an unknown option,
- * a `RangeError` for a value that is not a positive integer.
+ * Parses `--quick`, `--baseline DIR` and `--rounds N`, `--clients N`,
+ * `--calls N`, `--seconds N` (also as `--name=N`). A `TypeError` for an
+ * unknown option or a `--baseline` without its directory, a `RangeError`
+ * for a value that is not a positive integer.
  *
  * @example
  * ```ts
  * import { parseOptions } from "./gate_http.ts";
  *
  * parseOptions(["--quick", "--clients=8"]).rounds; // 3
+ * parseOptions(["--baseline", "../before"]).baseline; // "../before"
  * ```
  */
 export function parseOptions(args: readonly string[]): Options {
@@ -80,6 +91,16 @@ export function parseOptions(args: readonly string[]): Options {
     }
     const [flag, inline] = args[i].split(/=(.*)/s, 2);
     const name = flag.replace(/^--/, "");
+    if (flag === "--baseline") {
+      const dir = inline ?? args[++i];
+      if (dir === undefined || dir === "") {
+        throw new TypeError(
+          "Invalid arguments: --baseline expects the directory of another checkout, got nothing",
+        );
+      }
+      options.baseline = dir;
+      continue;
+    }
     if (!flag.startsWith("--") || !(name in DEFAULTS)) {
       throw new TypeError(`Invalid arguments: unknown option: ${args[i]}`);
     }
@@ -92,7 +113,7 @@ export function parseOptions(args: readonly string[]): Options {
         }`,
       );
     }
-    options[name as keyof Options] = value;
+    options[name as Exclude<keyof Options, "baseline">] = value;
   }
   return options;
 }
@@ -287,7 +308,25 @@ async function drive(
   return run;
 }
 
-/** One of the three configurations. */
+/** The configuration of the `--baseline` checkout's gate. */
+const BASELINE_LABEL = "one gate baseline";
+
+/** `dir` made absolute; a `TypeError` unless it holds the gate's main.ts. */
+async function checkBaseline(dir: string): Promise<string> {
+  try {
+    const root = await Deno.realPath(dir);
+    await Deno.stat(`${root}/toolkit/gate/main.ts`);
+    return root;
+  } catch {
+    throw new TypeError(
+      `Invalid arguments: --baseline expects a checkout of this repository, got ${
+        JSON.stringify(dir)
+      }, which has no toolkit/gate/main.ts`,
+    );
+  }
+}
+
+/** One of the configurations. */
 interface Configuration {
   label: string;
   url: string;
@@ -319,15 +358,21 @@ async function main(options: Options): Promise<void> {
     const key = btoa(
       String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))),
     );
+    const baseline = options.baseline === undefined
+      ? undefined
+      : await checkBaseline(options.baseline);
     const upstreams = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < (baseline === undefined ? 3 : 4); i++) {
       upstreams.push(await keep(startInstance({ key })));
     }
-    const gate = (upstream: Started) =>
-      keep(startGate(["--policy", policy, "--url", upstream.url]));
+    const gate = (upstream: Started, root?: string) =>
+      keep(startGate(["--policy", policy, "--url", upstream.url], { root }));
     const one = await gate(upstreams[1]);
     const pair = [await gate(upstreams[2]), await gate(upstreams[2])] as const;
     const nginx = await keep(startGateNginx([pair[0].url, pair[1].url]));
+    const before = baseline === undefined
+      ? undefined
+      : await gate(upstreams[3], baseline);
     for (
       const [label, url, pids] of [
         ["upstream alone", upstreams[0].url, {
@@ -345,6 +390,13 @@ async function main(options: Options): Promise<void> {
           gates: pair.map((gate) => gate.pid),
           upstream: [upstreams[2].pid],
         }],
+        ...(before === undefined ? [] : [
+          [BASELINE_LABEL, before.url, {
+            nginx: [],
+            gates: [before.pid],
+            upstream: [upstreams[3].pid],
+          }] as const,
+        ]),
       ] as const
     ) {
       const sessions = Array.from(
@@ -424,6 +476,15 @@ async function main(options: Options): Promise<void> {
         })
       }; load now ${Deno.loadavg().map((n) => n.toFixed(2)).join(" ")}`,
     );
+    if (rates[BASELINE_LABEL] !== undefined) {
+      console.log(
+        `baseline (${baseline}), one instance / upstream alone: ${
+          (rates[BASELINE_LABEL] / rates["upstream alone"]).toFixed(2)
+        }×; this checkout's one instance / the baseline's: ${
+          (rates["one gate instance"] / rates[BASELINE_LABEL]).toFixed(2)
+        }×`,
+      );
+    }
   } finally {
     for (const c of configurations) {
       await Promise.all(c.sessions.map((s) => s.close()));

@@ -22,6 +22,22 @@ Deno.test("parseOptions() takes --quick, --name N and --name=N over the defaults
   );
 });
 
+Deno.test("parseOptions() takes --baseline DIR and --baseline=DIR, and refuses it without one", () => {
+  assert.deepEqual(parseOptions(["--baseline", "../before", "--rounds=5"]), {
+    ...DEFAULTS,
+    rounds: 5,
+    baseline: "../before",
+  });
+  assert.equal(parseOptions(["--baseline=/tmp/b"]).baseline, "/tmp/b");
+  for (const args of [["--baseline"], ["--baseline="]]) {
+    assert.throws(() => parseOptions(args), {
+      name: "TypeError",
+      message:
+        "Invalid arguments: --baseline expects the directory of another checkout, got nothing",
+    });
+  }
+});
+
 Deno.test("parseOptions() refuses unknown options and values that are not positive integers", () => {
   assert.throws(() => parseOptions(["--fast"]), {
     name: "TypeError",

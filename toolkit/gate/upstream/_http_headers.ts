@@ -44,28 +44,37 @@ export function mirroredOf(schema: unknown): Map<string, string> {
 
 /**
  * The headers of a POST of `message`, or of a GET (the session's stream, or
- * a resumption) without one.
+ * a resumption) without one, by lower-case name. A plain record, not a
+ * `Headers`: `fetch` copies whatever it is given into a request of its own
+ * (and checks every name and value there), and a record is the cheapest
+ * for it to copy.
  */
 export function requestHeaders(
   state: HeaderState,
   message?: Record<string, unknown>,
-): Headers {
-  const headers = new Headers(state.base?.map(([k, v]) => [k, v]));
-  headers.set("accept", message === undefined ? "text/event-stream" : ACCEPT);
-  if (message !== undefined) headers.set("content-type", "application/json");
+): Record<string, string> {
+  // As `new Headers(base)` then `set()` would: a name given twice is one
+  // header with both values, and what is set below replaces the user's.
+  const headers: Record<string, string> = Object.create(null);
+  for (const [name, value] of state.base ?? []) {
+    const key = name.toLowerCase();
+    headers[key] = key in headers ? `${headers[key]}, ${value}` : value;
+  }
+  headers.accept = message === undefined ? "text/event-stream" : ACCEPT;
+  if (message !== undefined) headers["content-type"] = "application/json";
   if (state.sessionId !== undefined) {
-    headers.set(SESSION_HEADER, state.sessionId);
+    headers[SESSION_HEADER] = state.sessionId;
   }
   const params = isRecord(message?.params) ? message.params : undefined;
   const era = isRecord(params?._meta) ? params._meta[ERA_KEY] : undefined;
   const version = typeof era === "string" ? era : state.protocolVersion;
-  if (version !== undefined) headers.set("mcp-protocol-version", version);
+  if (version !== undefined) headers["mcp-protocol-version"] = version;
   if (typeof era === "string" && typeof message?.method === "string") {
     // SEP-2243: a request standing alone names its method and target in
     // headers, which the server checks against the body.
-    headers.set("mcp-method", message.method);
+    headers["mcp-method"] = message.method;
     const target = routingValue(message.method, params);
-    if (target !== undefined) headers.set("mcp-name", headerValue(target));
+    if (target !== undefined) headers["mcp-name"] = headerValue(target);
     const marks = message.method === "tools/call" && target !== undefined
       ? state.mirrored?.(target)
       : undefined;
@@ -73,7 +82,7 @@ export function requestHeaders(
     for (const [name, property] of marks ?? []) {
       const value = args[property];
       if (value === undefined || value === null) continue;
-      headers.set(`mcp-param-${name}`, headerValue(String(value)));
+      headers[`mcp-param-${name.toLowerCase()}`] = headerValue(String(value));
     }
   }
   return headers;

@@ -709,3 +709,54 @@ Deno.test("connectHttpServer()'s transport passes on parsed messages, refuses on
     await server.shutdown();
   }
 });
+
+Deno.test("connectHttpServer()'s kill() stops every call under way at once: one not yet answered, one whose stream stays open", async () => {
+  const arrived = Promise.withResolvers<void>();
+  let calls = 0;
+  const streamClosed = Promise.withResolvers<void>();
+  // Ends what the server holds, so that a failing test ends too.
+  const over = Promise.withResolvers<void>();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    async (request) => {
+      const body = JSON.parse(await request.text());
+      if (++calls === 2) arrived.resolve();
+      if (body.id === 1) {
+        // No answer, not even its headers, while the test runs.
+        await over.promise;
+        return new Response(null, { status: 500 });
+      }
+      const stream = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(": working\n\n"));
+          over.promise.then(() => {
+            try {
+              controller.close();
+            } catch {
+              // Cancelled by the gate already.
+            }
+          });
+        },
+        cancel: () => streamClosed.resolve(),
+      });
+      return new Response(stream, {
+        headers: { "content-type": "text/event-stream" },
+      });
+    },
+  );
+  const client = connect(`http://127.0.0.1:${server.addr.port}/mcp`);
+  try {
+    await client.send(call(1, "never"));
+    await client.send(call(2, "endless"));
+    await arrived.promise;
+    client.child.kill("SIGTERM");
+    // The connection ends once every call under way has: the unanswered
+    // one's request is aborted, the open stream closed.
+    await within(client.child.status, 5000, "the connection ends");
+    await within(streamClosed.promise, 5000, "the open stream is closed");
+  } finally {
+    over.resolve();
+    await client.close();
+    await server.shutdown();
+  }
+});

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type SseEvent, sseEvents } from "./_sse.ts";
+import { readEvents, type SseEvent, sseEvents } from "./_sse.ts";
 
 async function read(...chunks: string[]): Promise<SseEvent[]> {
   const encoder = new TextEncoder();
@@ -107,5 +107,160 @@ Deno.test("sseEvents() refuses an event over the bound and stops reading there",
       }),
     );
     assert.equal(events.length, 3);
+  });
+});
+
+/**
+ * A byte stream (as `fetch` gives a body) of `chunks`, each handed over as
+ * one read; `views` gets a copy of the whole buffer each read was given.
+ */
+function byteBody(
+  chunks: readonly string[],
+  views: Uint8Array[] = [],
+  cancelled: { value: boolean } = { value: false },
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let next = 0;
+  return new ReadableStream({
+    type: "bytes",
+    pull(controller: ReadableByteStreamController) {
+      if (next === chunks.length) {
+        controller.close();
+        controller.byobRequest?.respond(0);
+        return;
+      }
+      const bytes = encoder.encode(chunks[next++]);
+      const request = controller.byobRequest;
+      if (request?.view == null) {
+        controller.enqueue(bytes);
+        return;
+      }
+      const view = request.view as Uint8Array;
+      views.push(new Uint8Array(view.buffer.slice(0)));
+      new Uint8Array(view.buffer, view.byteOffset).set(bytes);
+      request.respond(bytes.byteLength);
+    },
+    cancel() {
+      cancelled.value = true;
+    },
+  });
+}
+
+/** Every event of `body`, through readEvents(). */
+async function readAll(
+  body: ReadableStream<Uint8Array>,
+  options?: { maxEventBytes?: number },
+): Promise<SseEvent[]> {
+  const events: SseEvent[] = [];
+  await readEvents(body, (event) => {
+    events.push(event);
+    return true;
+  }, options);
+  return events;
+}
+
+Deno.test("readEvents() reads a byte stream into a buffer the next body reuses, parsing only what each read filled", async () => {
+  const long = "a".repeat(10_000);
+  const first: Uint8Array[] = [];
+  assert.deepEqual(
+    await readAll(byteBody([`id: 1\ndata: ${long}\n\n`], first)),
+    [{ data: long, id: "1", retryMs: undefined, complete: true }],
+  );
+  // Read into a buffer of its own, not one the stream allocates.
+  assert.ok(first.length > 0);
+  const later: Uint8Array[] = [];
+  assert.deepEqual(
+    await readAll(byteBody(["data: b", "\n\n", "data: c\n\n"], later)),
+    [
+      { data: "b", id: undefined, retryMs: undefined, complete: true },
+      { data: "c", id: undefined, retryMs: undefined, complete: true },
+    ],
+  );
+  // The later body got the buffer the first left, still holding its bytes
+  // past what each read filled: none of them was parsed.
+  const stale = new TextDecoder().decode(later[0].subarray(100, 200));
+  assert.equal(stale, "a".repeat(100));
+});
+
+Deno.test("readEvents() keeps bodies read at once apart", async () => {
+  const encoder = new TextEncoder();
+  /** A byte stream of one chunk a read, each read held until `step()`. */
+  const held = (chunks: string[]) => {
+    let next = 0;
+    const waiting: (() => void)[] = [];
+    let pulled = () => {};
+    const body = new ReadableStream({
+      type: "bytes",
+      async pull(controller: ReadableByteStreamController) {
+        await new Promise<void>((resolve) => {
+          waiting.push(resolve);
+          pulled();
+        });
+        if (next === chunks.length) {
+          controller.close();
+          controller.byobRequest?.respond(0);
+          return;
+        }
+        const bytes = encoder.encode(chunks[next++]);
+        const view = controller.byobRequest!.view as Uint8Array;
+        new Uint8Array(view.buffer, view.byteOffset).set(bytes);
+        controller.byobRequest!.respond(bytes.byteLength);
+      },
+    });
+    /** Lets the next read through, once it has been asked for. */
+    const step = async () => {
+      while (waiting.length === 0) {
+        await new Promise<void>((resolve) => pulled = resolve);
+      }
+      waiting.shift()!();
+    };
+    return { body, step };
+  };
+  const a = held(['data: {"from"', ':"a"}\n', "\n"]);
+  const b = held(['data: {"fr', 'om":"b"}\n\n']);
+  const reading = [readAll(a.body), readAll(b.body)];
+  // Their reads interleave: a, b, a, b, a, b (b's end), a (a's end).
+  for (const body of [a, b, a, b, a, b, a]) await body.step();
+  const [fromA, fromB] = await Promise.all(reading);
+  assert.deepEqual(fromA.map((event) => event.data), ['{"from":"a"}']);
+  assert.deepEqual(fromB.map((event) => event.data), ['{"from":"b"}']);
+});
+
+Deno.test("readEvents() reads a stream that is not a byte stream, and cancels a body it leaves early", async (t) => {
+  const encoder = new TextEncoder();
+  await t.step("a default stream is read as it comes", async () => {
+    const chunks = ["id: 1\ndata", ': {"a":1}\n\n', "data: last"];
+    assert.deepEqual(
+      await readAll(ReadableStream.from(chunks.map((c) => encoder.encode(c)))),
+      await Array.fromAsync(
+        sseEvents(ReadableStream.from(chunks.map((c) => encoder.encode(c)))),
+      ),
+    );
+  });
+  await t.step("stopped by its handler", async () => {
+    const cancelled = { value: false };
+    const seen: SseEvent[] = [];
+    await readEvents(
+      byteBody(["data: 1\n\ndata: 2\n\n", "data: 3\n\n"], [], cancelled),
+      (event) => {
+        seen.push(event);
+        return false;
+      },
+    );
+    assert.deepEqual(seen.map((event) => event.data), ["1"]);
+    assert.equal(cancelled.value, true);
+  });
+  await t.step("an event over the bound", async () => {
+    const cancelled = { value: false };
+    await assert.rejects(
+      () =>
+        readAll(
+          byteBody(["data: ", "x".repeat(600), "x".repeat(600)], [], cancelled),
+          { maxEventBytes: 1000 },
+        ),
+      RangeError,
+      "An SSE event from the server is too large",
+    );
+    assert.equal(cancelled.value, true);
   });
 });
