@@ -34,6 +34,12 @@ export interface ApproverIdentity {
   identify: (request: Request) => Promise<Viewer | undefined>;
   /** Whether the viewer may approve and deny. */
   isApprover: (viewer: Viewer) => boolean;
+  /**
+   * Whether an approver may decide a call they asked for themselves.
+   *
+   * @default {() => true}
+   */
+  decidesOwn?: () => boolean;
 }
 
 /** Options for {@linkcode ApprovalService}. */
@@ -183,6 +189,9 @@ export class ApprovalService {
           ? () => Promise.resolve(undefined)
           : (request) => signIn.identify(request)),
       isApprover: identity?.isApprover ?? (() => false),
+      ...(identity?.decidesOwn === undefined
+        ? {}
+        : { decidesOwn: identity.decidesOwn }),
       key: keys?.form ?? crypto.getRandomValues(new Uint8Array(32)),
       ...(signIn === undefined
         ? {}
@@ -287,6 +296,8 @@ export function approvalService(
           scope: [],
           claims: {},
         }),
+      decidesOwn: () =>
+        source.current().file?.approvers?.selfApproval !== false,
     },
     ttlMs: Math.min(Math.max(1, Math.round(ttlMs)), MAX_TTL_MS),
     ...(signIn === undefined ? {} : { signIn }),

@@ -26,6 +26,7 @@ approvers: { sub: [bob] }
 /** The test's sign-in: a cookie naming a session the test handed out. */
 const SIGNED_IN = new Map<string, { sub: string }>([
   [crypto.randomUUID(), { sub: "bob" }],
+  [crypto.randomUUID(), { sub: "sam" }],
   [crypto.randomUUID(), { sub: "mallory" }],
 ]);
 
@@ -590,6 +591,57 @@ Deno.test("gate never runs a 2026-07-28 call on another caller's approval", asyn
     });
     assert.equal(ran.result?.isError, undefined, JSON.stringify(ran));
     assert.equal(await ranStateless(gate.url, alice), 1);
+  } finally {
+    await Deno.remove(keys);
+  }
+});
+
+Deno.test("gate with approvers' selfApproval: false lets no approver decide a call they asked for", async () => {
+  const key = await signingKey("k1");
+  const keys = await Deno.makeTempFile({ suffix: ".json" });
+  try {
+    await Deno.writeTextFile(keys, JSON.stringify({ keys: [key.jwk] }));
+    await using gate = await httpGate(
+      60_000,
+      `auth:\n  issuer: ${ISSUER}\n  jwks: ${keys}\n${
+        POLICY.replace(
+          "approvers: { sub: [bob] }",
+          "approvers: { sub: [bob, sam], selfApproval: false }",
+        )
+      }`,
+    );
+    // Bob is an approver, and the caller.
+    const bob = await signToken(key, gate.url.href, { sub: "bob" });
+    const call = {
+      name: "probed",
+      arguments: { patterns: ["write:notes/own.md"] },
+    };
+    const { asked, state } = urlRound(
+      await stateless(gate.url, 1, call, {
+        capabilities: URLS_ONLY,
+        token: bob,
+      }),
+    );
+    const own = await openPage(asked.url, "bob");
+    assert.equal(own.status, 200);
+    assert.equal(own.csrf, undefined, own.html);
+    assert.match(own.html, /another approver must decide it/);
+    // (His post is refused too, token or not: approvals/_page_test.ts.)
+    await stateless(gate.url, 2, retried(call, state), {
+      capabilities: URLS_ONLY,
+      token: bob,
+    });
+    assert.equal(await ranStateless(gate.url, bob), 0);
+    // Another approver decides it; bob's retry runs.
+    assert.equal((await decide(asked.url, "sam", "approve")).status, 303);
+    const ran = await stateless(gate.url, 3, retried(call, state), {
+      capabilities: URLS_ONLY,
+      token: bob,
+    });
+    assert.equal(ran.result?.isError, undefined, JSON.stringify(ran));
+    assert.equal(await ranStateless(gate.url, bob), 1);
+    const [line] = (await gate.lines()).filter((l) => l.outcome === "approved");
+    assert.equal(line.approver, "sam");
   } finally {
     await Deno.remove(keys);
   }

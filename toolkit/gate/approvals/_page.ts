@@ -4,7 +4,8 @@
 // to an approver, while it is pending, a form with Approve and Deny. POST
 // is that form: refused (403) unless it comes from the page's own origin
 // (Sec-Fetch-Site, Origin) and carries the token the page gave this viewer
-// (_csrf.ts), and unless the viewer is an approver.
+// (_csrf.ts), and unless the viewer is an approver who may decide it (one
+// who asked for the call only when `decidesOwn` says so).
 //
 // Who the viewer is comes from `identify`, the seam the gate's sign-in
 // fills (the same OAuth issuer as its callers); whether they may approve
@@ -36,6 +37,13 @@ export interface ApprovalPageOptions {
   identify: (request: Request) => Promise<Viewer | undefined>;
   /** Whether the viewer may approve and deny (the policy's `approvers:`). */
   isApprover: (viewer: Viewer) => boolean;
+  /**
+   * Whether an approver may decide a call they asked for themselves (the
+   * policy's `approvers.selfApproval`); read at each view and post.
+   *
+   * @default {() => true}
+   */
+  decidesOwn?: () => boolean;
   /** The key of the form tokens, at least 32 bytes; every instance behind one load balancer uses the same. */
   key: Uint8Array;
   /**
@@ -53,6 +61,10 @@ export interface ApprovalPageOptions {
    */
   signIn?: (request: Request) => Response | Promise<Response>;
 }
+
+/** What an approver who asked for the call is told, where approvers may not decide their own. */
+const OWN_CALL =
+  "You asked for this call: another approver must decide it (approvers: selfApproval: false).";
 
 /** The longest form body the page reads. */
 const MAX_FORM_BYTES = 4096;
@@ -271,6 +283,11 @@ export function approvalPage(
   options: ApprovalPageOptions,
 ): (request: Request) => Promise<Response> {
   const { board, identify, isApprover, origins, signIn } = options;
+  const decidesOwn = options.decidesOwn ?? (() => true);
+  // Four eyes, when the policy asks for them: who asked for a call does
+  // not decide it.
+  const ownCall = (approval: Approval, viewer: Viewer) =>
+    approval.askedBy.sub === viewer.sub && !decidesOwn();
   if (typeof identify !== "function" || typeof isApprover !== "function") {
     throw new TypeError(
       "Cannot serve the approval page: identify and isApprover must be functions",
@@ -296,11 +313,15 @@ export function approvalPage(
     ) {
       return notFound();
     }
-    const token = approver ? await tokens.token(viewer.sub, id) : undefined;
+    const own = approver && ownCall(approval, viewer);
+    const token = approver && !own
+      ? await tokens.token(viewer.sub, id)
+      : undefined;
     return respond(
       200,
       `Approval: ${approval.tool}`,
-      render(approval, token),
+      render(approval, token) +
+        (own && approval.state === "pending" ? `\n<p>${OWN_CALL}</p>` : ""),
     );
   }
 
@@ -331,6 +352,10 @@ export function approvalPage(
         "Bad request",
         "<h1>Bad request</h1>\n<p>Choose Approve or Deny.</p>",
       );
+    }
+    const asked = await board.get(id);
+    if (asked !== undefined && ownCall(asked, viewer)) {
+      return forbidden(OWN_CALL);
     }
     const result = await board.decide(id, viewer.sub, verdict);
     if (result.ok) {

@@ -19,9 +19,13 @@ const ENTRY: ApprovalEntry = {
   askedBy: { sub: "alice", name: "Alice" },
 };
 
-function setup(board = new ApprovalBoard()) {
+function setup(
+  board = new ApprovalBoard(),
+  options: { decidesOwn?: () => boolean } = {},
+) {
   const page = approvalPage({
     board,
+    ...options,
     // The test's sign-in: a header names the session's viewer.
     identify: (request) =>
       Promise.resolve(VIEWERS[request.headers.get("x-test-viewer") ?? ""]),
@@ -346,4 +350,63 @@ Deno.test("approval page: the form decides only for an approver, from the page",
       RangeError,
     );
   });
+});
+
+Deno.test("approval page: with selfApproval false, who asked for a call does not decide it", async (t) => {
+  // sam, an approver, asked for this call himself.
+  const OWN: ApprovalEntry = { ...ENTRY, askedBy: { sub: "sam" } };
+  let selfApproval = false;
+  const setupOwn = () => setup(undefined, { decidesOwn: () => selfApproval });
+
+  await t.step("his page shows the call, no buttons, and why", async () => {
+    const { board, get } = setupOwn();
+    const { path } = await board.open(OWN);
+    const html = await (await get(path, "sam")).text();
+    assert.ok(html.includes("<code>write_file</code>"), html);
+    assert.ok(!html.includes('name="csrf"'), html);
+    assert.ok(html.includes("another approver must decide it"), html);
+  });
+
+  await t.step(
+    "his post is refused, even with a form token the page once gave him",
+    async () => {
+      const { board, post } = setupOwn();
+      const { id, path } = await board.open(OWN);
+      // A token from before a reload set selfApproval: false.
+      const token = await new FormTokens(KEY).token("sam", id);
+      const response = await post(path, { csrf: token, decision: "approve" }, {
+        viewer: "sam",
+      });
+      assert.equal(response.status, 403);
+      assert.match(await response.text(), /another approver must decide it/);
+      assert.equal((await board.get(id))?.state, "pending");
+    },
+  );
+
+  await t.step("another approver decides it", async () => {
+    const { board, get, post } = setupOwn();
+    const { id, path } = await board.open(OWN);
+    const token = tokenIn(await (await get(path, "kim")).text());
+    const response = await post(path, { csrf: token, decision: "approve" }, {
+      viewer: "kim",
+    });
+    assert.equal(response.status, 303);
+    assert.equal(await board.wait(id), "approved");
+  });
+
+  await t.step(
+    "read at each post: a reload that allows it lets him",
+    async () => {
+      const { board, get, post } = setupOwn();
+      const { id, path } = await board.open(OWN);
+      selfApproval = true;
+      const token = tokenIn(await (await get(path, "sam")).text());
+      const response = await post(path, { csrf: token, decision: "deny" }, {
+        viewer: "sam",
+      });
+      assert.equal(response.status, 303);
+      assert.equal(await board.wait(id), "denied");
+      selfApproval = false;
+    },
+  );
 });

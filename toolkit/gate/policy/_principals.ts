@@ -56,14 +56,18 @@ export interface GatePrincipal {
 
 /**
  * Who may approve asked calls in the browser (`approvers:`): any caller
- * named by sub, or in one of the groups.
+ * named by sub, or in one of the groups; with `selfApproval: false`, never
+ * a call they asked for themselves.
  *
  * @example
  * ```ts
  * import { parseGatePolicy } from "@forge/toolkit/gate";
  *
- * const { approvers } = parseGatePolicy({ approvers: { groups: ["security"] } });
+ * const { approvers } = parseGatePolicy({
+ *   approvers: { groups: ["security"], selfApproval: false },
+ * });
  * approvers?.groups; // ["security"]
+ * approvers?.selfApproval; // false
  * ```
  */
 export interface GateApprovers {
@@ -71,6 +75,13 @@ export interface GateApprovers {
   readonly sub?: readonly string[];
   /** Groups whose members may approve. */
   readonly groups?: readonly string[];
+  /**
+   * Whether an approver may decide a call they asked for themselves;
+   * `false` asks for another approver (four eyes).
+   *
+   * @default {true}
+   */
+  readonly selfApproval?: boolean;
 }
 
 /** The keys a principal holds besides `match`: a policy's rules. */
@@ -287,12 +298,41 @@ function checkAgainst(
  * @throws {MappingError} Naming the wrong field.
  */
 export function parseApprovers(value: unknown): GateApprovers {
+  let selfApproval: boolean | undefined;
+  for (const key of isRecord(value) ? Object.keys(value) : []) {
+    if (!APPROVER_KEYS.includes(key)) {
+      throw new MappingError(
+        `unknown key: expected ${APPROVER_KEYS.slice(0, -1).join(", ")} or ${
+          APPROVER_KEYS.at(-1)
+        }`,
+        ["approvers", key],
+      );
+    }
+  }
+  if (isRecord(value) && Object.hasOwn(value, SELF_APPROVAL)) {
+    const { [SELF_APPROVAL]: given, ...rest } = value;
+    if (typeof given !== "boolean") {
+      throw new MappingError(
+        `expected true or false (whether an approver may decide a call they asked for), got ${
+          typeName(given)
+        }`,
+        ["approvers", SELF_APPROVAL],
+      );
+    }
+    selfApproval = given;
+    value = rest;
+  }
   const match = parseMatch(value, ["approvers"], ["sub", "groups"]);
   return Object.freeze({
     ...(match.sub === undefined ? {} : { sub: match.sub }),
     ...(match.groups === undefined ? {} : { groups: match.groups }),
+    ...(selfApproval === undefined ? {} : { selfApproval }),
   });
 }
+
+/** The key of `approvers:` that says whether approvers decide their own calls. */
+const SELF_APPROVAL = "selfApproval";
+const APPROVER_KEYS: readonly string[] = ["sub", "groups", SELF_APPROVAL];
 
 /**
  * Whether the caller may approve asked calls: its `sub` is one of

@@ -365,6 +365,31 @@ Deno.test("approvers: either a listed sub or a listed group may approve", async 
       "sub",
     ]);
   });
+  await t.step("selfApproval: true or false, and only beside approvers", () => {
+    const four = parseGatePolicy({
+      approvers: { groups: ["security"], selfApproval: false },
+    }).approvers;
+    assert.deepEqual(four, { groups: ["security"], selfApproval: false });
+    assert.ok(isApprover(four, caller("eve", ["security"])));
+    assert.equal(approvers?.selfApproval, undefined);
+    const notBoolean = problemOf({
+      approvers: { groups: ["security"], selfApproval: "no" },
+    });
+    assert.deepEqual(notBoolean.path, ["approvers", "selfApproval"]);
+    assert.match(notBoolean.message, /expected true or false .*got string/);
+    const misspelt = problemOf({
+      approvers: { groups: ["security"], selfApprove: false },
+    });
+    assert.deepEqual(misspelt.path, ["approvers", "selfApprove"]);
+    assert.match(
+      misspelt.message,
+      /unknown key: expected sub, groups or selfApproval/,
+    );
+    assert.deepEqual(
+      problemOf({ approvers: { selfApproval: false } }).path,
+      ["approvers"],
+    );
+  });
 });
 
 Deno.test("the identities example in docs/gate.md does what the page says", async () => {
