@@ -185,6 +185,41 @@ Deno.test({
     );
 
     await t.step(
+      "one answer raced to both instances at once runs the call once",
+      async () => {
+        const fresh = (await call(a.url, ada, WRITE)).result;
+        assert.equal(fresh.resultType, "input_required");
+        const before = (await approvalsSeen(a.url, ada)).length +
+          (await approvalsSeen(b.url, ada)).length;
+        // A host (or a replaying attacker holding the answer) sends it to
+        // every instance at the same moment, over and over.
+        const answers = await Promise.all(
+          Array.from(
+            { length: 24 },
+            (_, i) =>
+              call(
+                i % 2 === 0 ? a.url : b.url,
+                ada,
+                answered(fresh.requestState),
+              ),
+          ),
+        );
+        const ran = answers.filter((r) =>
+          r.result !== undefined && r.result.resultType === undefined &&
+          r.result.isError === undefined
+        );
+        assert.equal(ran.length, 1, JSON.stringify(answers));
+        for (const other of answers) {
+          if (other === ran[0]) continue;
+          assert.equal(other.result?.resultType, "input_required");
+        }
+        const after = (await approvalsSeen(a.url, ada)).length +
+          (await approvalsSeen(b.url, ada)).length;
+        assert.equal(after - before, 1);
+      },
+    );
+
+    await t.step(
       "a gate of another deployment refuses the answer clearly, and keeps serving",
       async () => {
         await using other = await startRedis();
