@@ -497,25 +497,28 @@ export class Gatekeeper {
     const name = params.name;
     const meta = isRecord(params._meta) ? params._meta : undefined;
     const malformed = callProblem(params);
-    if (malformed !== undefined || typeof name !== "string") {
+    const invalid = (tool: string | null, text: string) => {
       progress.recorded = true;
-      // Refused here, never forwarded: a lax server might run a tool the
-      // gate could not decide (["always_denied"] read as "always_denied"),
-      // or read arguments the probe did not see.
       this.#record({
-        tool: typeof name === "string" ? name : null,
+        tool,
         patterns: [],
         decision: "error",
         outcome: "invalid-params",
         rule: null,
       }, started);
       this.#relay.answerHost(message.id, {
-        error: {
-          code: RPC_ERROR.INVALID_PARAMS,
-          message: `Invalid params for tools/call: ${malformed}`,
-        },
+        error: { code: RPC_ERROR.INVALID_PARAMS, message: text },
       });
       return undefined;
+    };
+    if (malformed !== undefined || typeof name !== "string") {
+      // Refused here, never forwarded: a lax server might run a tool the
+      // gate could not decide (["always_denied"] read as "always_denied"),
+      // or read arguments the probe did not see.
+      return invalid(
+        typeof name === "string" ? name : null,
+        `Invalid params for tools/call: ${malformed}`,
+      );
     }
     // A 2026-07-28 host names its revision and capabilities on every
     // request, not in initialize: the gate's own requests for this call
@@ -530,18 +533,7 @@ export class Gatekeeper {
     if (round?.refused !== undefined) {
       // An answer to a question the gate cannot have asked: never taken
       // for a server's round, whose state would go on to the server.
-      progress.recorded = true;
-      this.#record({
-        tool: name,
-        patterns: [],
-        decision: "error",
-        outcome: "invalid-params",
-        rule: null,
-      }, started);
-      this.#relay.answerHost(message.id, {
-        error: { code: RPC_ERROR.INVALID_PARAMS, message: round.refused },
-      });
-      return undefined;
+      return invalid(name, round.refused);
     }
     return {
       message,
