@@ -5,7 +5,7 @@
 // exited or closed the connection, or close() was called), after which
 // every request fails with a ServerUnavailable naming why.
 
-import type { JsonRpcMessage } from "../jsonrpc/types.ts";
+import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/types.ts";
 import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
 import { PendingRequests } from "../jsonrpc/_pending_requests.ts";
 import type { MessageTransport } from "../jsonrpc/_message_channel.ts";
@@ -49,6 +49,21 @@ const LIST_METHODS = {
 
 type ListKey = "tools" | "prompts" | "resources" | "resourceTemplates";
 
+/** Answers a request the server sends the client: its result, or a throw. */
+export type ServerRequestHandler = (
+  method: string,
+  params: Record<string, unknown>,
+) => Promise<Record<string, unknown>>;
+
+/** The server's requests a connection passes on, by the capability that allows each. */
+const METHOD_OF: ReadonlyMap<string, string> = new Map([
+  ["elicitation", "elicitation/create"],
+  ["sampling", "sampling/createMessage"],
+]);
+const CAPABILITY_OF: ReadonlyMap<string, string> = new Map(
+  [...METHOD_OF].map(([capability, method]) => [method, capability]),
+);
+
 /** A request to a server whose session has ended. */
 export class ServerUnavailable extends Error {
   constructor(message: string) {
@@ -77,6 +92,8 @@ export class ClientConnection implements McpClientConnection {
     resourceTemplates: [],
   };
   #listeners = new Set<(list: ListName) => void>();
+  #capabilities: Record<string, unknown>;
+  #serverRequests: ServerRequestHandler | undefined;
   /** A list being fetched again, and whether another change came meanwhile. */
   #refreshing = new Map<ListName, { again: boolean }>();
   #ended = withResolvers<void>();
@@ -86,12 +103,27 @@ export class ClientConnection implements McpClientConnection {
 
   constructor(
     transport: MessageTransport,
-    options: { name?: string; process?: ServerProcess; timeoutMs: number },
+    options: {
+      name?: string;
+      process?: ServerProcess;
+      timeoutMs: number;
+      capabilities?: Record<string, unknown>;
+    },
   ) {
     this.#transport = transport;
     this.#process = options.process;
     this.#name = options.name;
     this.#timeoutMs = options.timeoutMs;
+    this.#capabilities = options.capabilities ?? {};
+  }
+
+  /**
+   * Answers the server's requests of the capabilities the connection
+   * declared (`elicitation/create`, `sampling/createMessage`) with
+   * `handler`: what the server that mounts it passes them on with.
+   */
+  onServerRequest(handler: ServerRequestHandler): void {
+    this.#serverRequests = handler;
   }
 
   get name(): string {
@@ -176,7 +208,7 @@ export class ClientConnection implements McpClientConnection {
     await transport.start();
     const result = await this.request("initialize", {
       protocolVersion: CLIENT_PROTOCOL_VERSION,
-      capabilities: {},
+      capabilities: this.#capabilities,
       clientInfo: CLIENT_INFO,
     }, { timeoutMs: this.#timeoutMs });
     if (
@@ -360,16 +392,7 @@ export class ClientConnection implements McpClientConnection {
       return;
     }
     if ("id" in message) {
-      // The client declares no capabilities: it answers ping only.
-      const reply = message.method === "ping" ? { result: {} } : {
-        error: {
-          code: RPC_ERROR.METHOD_NOT_FOUND,
-          message:
-            `Method not found: ${message.method}: this client answers ping only`,
-        },
-      };
-      this.#send({ jsonrpc: "2.0", id: message.id, ...reply } as JsonRpcMessage)
-        .catch(() => {});
+      this.#answerServer(message.id, message.method, message.params ?? {});
       return;
     }
     const { method, params } = message;
@@ -383,6 +406,54 @@ export class ClientConnection implements McpClientConnection {
       const token = params?.progressToken;
       if (typeof token === "string") this.#progress.get(token)?.(params!);
     }
+  }
+
+  /**
+   * Answers a request of the server: ping, and the methods of the
+   * capabilities it declared, through the handler; nothing else.
+   */
+  async #answerServer(
+    id: JsonRpcId,
+    method: string,
+    params: Record<string, unknown>,
+  ): Promise<void> {
+    const capability = CAPABILITY_OF.get(method);
+    const handler = this.#serverRequests;
+    let reply: Record<string, unknown>;
+    if (method === "ping") {
+      reply = { result: {} };
+    } else if (
+      capability === undefined || handler === undefined ||
+      !Object.hasOwn(this.#capabilities, capability)
+    ) {
+      reply = {
+        error: {
+          code: RPC_ERROR.METHOD_NOT_FOUND,
+          message: `Method not found: ${method}: this client answers ${
+            [...METHOD_OF].filter(([c]) =>
+              handler !== undefined && Object.hasOwn(this.#capabilities, c)
+            ).map(([, m]) => m).concat("ping").join(", ")
+          } only`,
+        },
+      };
+    } else {
+      try {
+        reply = { result: await handler(method, params) };
+      } catch (error) {
+        const code = (error as { code?: unknown } | null)?.code;
+        reply = {
+          error: {
+            code: Number.isSafeInteger(code)
+              ? code as number
+              : RPC_ERROR.INTERNAL_ERROR,
+            message: error instanceof Error ? error.message : String(error),
+          },
+        };
+      }
+    }
+    if (this.#why !== undefined) return;
+    this.#send({ jsonrpc: "2.0", id, ...reply } as JsonRpcMessage)
+      .catch(() => {});
   }
 
   /** Fetches `list` again, once for any number of changes while it is fetched. */

@@ -89,6 +89,44 @@ export interface ConnectServerOptions {
    * @default {10000}
    */
   timeoutMs?: number;
+  /**
+   * What the connection tells the server it can do for it: `elicitation`
+   * (as the client declares it, `{}` or `{ form: {}, url: {} }`) and
+   * `sampling`. Mounted with `server.mount()`, the server's
+   * `elicitation/create` and `sampling/createMessage` are then passed on to
+   * the client whose call to it is under way, and its answer back: when
+   * one call is under way (a server's request does not say which call it
+   * belongs to), else the server is answered an error saying why. Without
+   * them the server is told the client can do neither.
+   *
+   * @default {{}}
+   */
+  capabilities?: ConnectionCapabilities;
+}
+
+/**
+ * What a connection may declare to the server it connects to.
+ *
+ * @example Let a mounted server ask the user
+ * ```ts
+ * import type { ConnectionCapabilities } from "@forge/toolkit/client";
+ *
+ * const capabilities: ConnectionCapabilities = { elicitation: {} };
+ * ```
+ */
+export interface ConnectionCapabilities {
+  /**
+   * Elicitation, as an MCP client declares it.
+   *
+   * @default {undefined}
+   */
+  elicitation?: Record<string, unknown>;
+  /**
+   * Sampling, as an MCP client declares it.
+   *
+   * @default {undefined}
+   */
+  sampling?: Record<string, unknown>;
 }
 
 /**
@@ -150,6 +188,24 @@ export async function connectServer(
       `${action}: command: expected a non-empty array of strings`,
     );
   }
+  const capabilities = options.capabilities ?? {};
+  if (typeof capabilities !== "object" || capabilities === null) {
+    throw new TypeError(
+      `${action}: capabilities: expected an object such as { elicitation: {} }`,
+    );
+  }
+  for (const [key, value] of Object.entries(capabilities)) {
+    if (key !== "elicitation" && key !== "sampling") {
+      throw new TypeError(
+        `${action}: capabilities.${key}: unknown capability: expected elicitation or sampling`,
+      );
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      throw new TypeError(
+        `${action}: capabilities.${key}: expected an object, as a client declares it ({} will do)`,
+      );
+    }
+  }
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!(typeof timeoutMs === "number" && timeoutMs > 0)) {
     throw new RangeError(
@@ -174,6 +230,7 @@ export async function connectServer(
     name: options.name,
     process,
     timeoutMs,
+    capabilities: { ...capabilities },
   });
   try {
     await connection.open();

@@ -22,6 +22,7 @@
  */
 
 export {
+  type ConnectionCapabilities,
   connectServer,
   type ConnectServerOptions,
   type MessageTransport,

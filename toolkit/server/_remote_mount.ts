@@ -2,7 +2,9 @@
 // is mounted in see it (`server.mount(prefix, connection)`): the names its
 // lists hold that the tree accepted, and calls, prompts, reads and
 // completions forwarded to it with the mounting request's cancellation
-// and progress. Names are checked when a list arrives: one that would
+// and progress. The server's own requests of what the connection declared
+// (elicitation, sampling) go to the client of the one call under way: a
+// server's request names no call, so with two under way it is refused. Names are checked when a list arrives: one that would
 // collide with a name of the tree is left out with a line on stderr naming
 // both (and checked again at the next change), since the server that
 // listed it cannot be refused a change it already made.
@@ -10,6 +12,7 @@
 import { isRecord } from "../_util/json_type.ts";
 import type { ClientConnection } from "../client/_connection.ts";
 import { ServerUnavailable } from "../client/_connection.ts";
+import { RPC_ERROR } from "../jsonrpc/errors.ts";
 import type { ListName } from "../client/types.ts";
 import {
   type CallToolResult,
@@ -62,6 +65,8 @@ export class RemoteMount {
     prompt: new Set(),
   };
   #tools: ListedTool[] | undefined;
+  /** The calls forwarded and not yet answered: whose clients its requests may reach. */
+  #underWay = new Set<RequestExtra>();
   #uris = new Set<string>();
   #templates: Template[] = [];
 
@@ -76,6 +81,9 @@ export class RemoteMount {
   /** Mounted: from now on new names are checked, and changes reach the server. */
   attach(hooks: RemoteHooks): void {
     this.#hooks = hooks;
+    this.connection.onServerRequest((method, params) =>
+      this.#fromServer(method, params)
+    );
     this.connection.onListChanged((list) => {
       if (list === "tools") this.#sync("tool");
       else if (list === "prompts") this.#sync("prompt");
@@ -176,6 +184,7 @@ export class RemoteMount {
     const token = isRecord(params._meta)
       ? params._meta.progressToken
       : undefined;
+    this.#underWay.add(extra);
     try {
       return await this.connection.request(
         "tools/call",
@@ -193,7 +202,34 @@ export class RemoteMount {
     } catch (cause) {
       if (cause instanceof ServerUnavailable) return error(cause.message);
       throw cause;
+    } finally {
+      this.#underWay.delete(extra);
     }
+  }
+
+  /**
+   * The server's request, passed on to the client of the one call under
+   * way (its stream, on HTTP), whose answer goes back to the server.
+   */
+  #fromServer(
+    method: string,
+    params: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    if (this.#underWay.size !== 1) {
+      const why = this.#underWay.size === 0
+        ? "no call to it is under way"
+        : `${this.#underWay.size} calls to it are under way, and a request names none`;
+      return Promise.reject(
+        Object.assign(
+          new Error(
+            `Cannot pass ${method} on to a client: ${why}`,
+          ),
+          { code: RPC_ERROR.INTERNAL_ERROR },
+        ),
+      );
+    }
+    const [extra] = this.#underWay;
+    return extra.sendRequest({ method, params });
   }
 
   // --- prompts ---

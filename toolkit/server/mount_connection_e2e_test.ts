@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { createServer, type ToolServer } from "./server.ts";
 import { connect, type TestClient } from "../testing/testing.ts";
+import { connectStateless } from "./_stateless_test_helpers.ts";
 import { until } from "../testing/_until.ts";
 import { connectServer, type McpClientConnection } from "../client/mod.ts";
 import type { ClientConnection } from "../client/_connection.ts";
@@ -169,5 +170,95 @@ Deno.test("real servers mounted by connection are listed, called, cancelled and 
     await client.close();
     await app.close();
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a real server mounted with elicitation and sampling asks the client of the call", async (t) => {
+  const connection = await connectServer({
+    command: [
+      Deno.execPath(),
+      "run",
+      "-A",
+      "--quiet",
+      new URL("../../examples/everything/main.ts", import.meta.url).pathname,
+    ],
+    capabilities: { elicitation: {}, sampling: {} },
+    timeoutMs: START_MS,
+  });
+  const app = createServer({ name: "app", version: "1" });
+  app.mount("every", connection);
+  const answer = (method: string) =>
+    method === "elicitation/create"
+      ? { action: "accept", content: { username: "ada", email: "a@x.org" } }
+      : {
+        role: "assistant",
+        model: "fake",
+        content: { type: "text", text: "forty-two" },
+      };
+  try {
+    await t.step(
+      "a 2025-11-25 client is asked, and its answers return",
+      async () => {
+        const asked: string[] = [];
+        await using client = await connect(app, {
+          capabilities: { elicitation: {}, sampling: {} },
+          onRequest: (method) => {
+            asked.push(method);
+            return answer(method);
+          },
+        });
+        const elicited = await client.call("every_test_elicitation", {
+          message: "Who are you?",
+        });
+        assert.equal(
+          textOf(elicited),
+          'User response: action=accept, content={"username":"ada","email":"a@x.org"}',
+        );
+        const sampled = await client.call("every_test_sampling", {
+          prompt: "The answer?",
+        });
+        assert.equal(textOf(sampled), "LLM response: forty-two");
+        assert.deepEqual(asked, [
+          "elicitation/create",
+          "sampling/createMessage",
+        ]);
+      },
+    );
+
+    await t.step(
+      "a 2026-07-28 client is asked in an input-required round",
+      async () => {
+        const asked: string[] = [];
+        await using client = await connectStateless(app, {
+          capabilities: { elicitation: {} },
+          onRequest: (method) => {
+            asked.push(method);
+            return answer(method);
+          },
+        });
+        const elicited = await client.call("every_test_elicitation", {
+          message: "Who are you?",
+        });
+        assert.equal(
+          textOf(elicited),
+          'User response: action=accept, content={"username":"ada","email":"a@x.org"}',
+        );
+        assert.deepEqual(asked, ["elicitation/create"]);
+      },
+    );
+
+    await t.step(
+      "a client that cannot be asked: the server's tool says so",
+      async () => {
+        await using client = await connect(app);
+        const elicited = await client.call("every_test_elicitation", {
+          message: "Who are you?",
+        });
+        assert.equal(elicited.isError, true);
+        assert.match(textOf(elicited), /Elicitation failed/);
+      },
+    );
+  } finally {
+    await app.close();
   }
 });

@@ -20,6 +20,7 @@ import { connectStateless } from "./_stateless_test_helpers.ts";
 
 type Params = Record<string, unknown>;
 type Request = { id: string | number; method: string; params: Params };
+type Answer = { result?: Params; error?: { code: number; message: string } };
 
 /** A scripted MCP server on one end of a channel: its lists are `state`, it records what it got. */
 class FakeServer {
@@ -46,6 +47,8 @@ class FakeServer {
   held = new Map<string, PromiseWithResolvers<Request>>();
   #theirs: MessageTransport;
   #next = new Map<string, PromiseWithResolvers<Request>>();
+  #asked = new Map<string, PromiseWithResolvers<Answer>>();
+  #askId = 0;
 
   constructor() {
     const [ours, theirs] = messageChannel();
@@ -53,6 +56,11 @@ class FakeServer {
     this.#theirs = theirs;
     theirs.onmessage = (message) => {
       this.received.push(message);
+      if (!("method" in message) && "id" in message) {
+        const asked = this.#asked.get(message.id as string);
+        this.#asked.delete(message.id as string);
+        asked?.resolve(message as unknown as Answer);
+      }
       if ("method" in message) {
         const waiting = this.#next.get(message.method);
         this.#next.delete(message.method);
@@ -85,6 +93,15 @@ class FakeServer {
 
   answer(id: string | number, result: Params): Promise<void> {
     return this.send({ id, result });
+  }
+
+  /** Sends the client a request of the server's own; resolves with its answer (result or error). */
+  async ask(method: string, params: Params): Promise<Answer> {
+    const id = `fake-${++this.#askId}`;
+    const answered = Promise.withResolvers<Answer>();
+    this.#asked.set(id, answered);
+    await this.send({ id, method, params });
+    return await answered.promise;
   }
 
   close(): Promise<void> {
@@ -569,5 +586,123 @@ Deno.test("a 2026-07-28 call is forwarded to the connection's session without it
   } finally {
     await client.close();
     await app.close();
+  }
+});
+
+Deno.test("a connection that declares elicitation passes its server's question to the client of the call under way", async (t) => {
+  const fake = new FakeServer();
+  const connection = await connectServer({
+    transport: fake.end,
+    capabilities: { elicitation: {} },
+  });
+  const [initialize] = fake.requests("initialize");
+  assert.deepEqual(initialize.params.capabilities, { elicitation: {} });
+  const app = createServer({ name: "app", version: "1" });
+  app.mount("fake", connection);
+  const asked: Params[] = [];
+  await using client = await connect(app, {
+    capabilities: { elicitation: {} },
+    onRequest: (method, params) => {
+      asked.push({ method, params });
+      return { action: "accept", content: { sure: true } };
+    },
+  });
+  const QUESTION = {
+    message: "Delete it?",
+    requestedSchema: {
+      type: "object",
+      properties: { sure: { type: "boolean" } },
+    },
+  };
+
+  await t.step("asked during one call: the client answers it", async () => {
+    const held = fake.hold("tools/call");
+    const calling = client.call("fake_echo", {});
+    const call = await held;
+    const answer = await fake.ask("elicitation/create", QUESTION);
+    assert.deepEqual(answer.result, {
+      action: "accept",
+      content: { sure: true },
+    });
+    assert.deepEqual(asked, [{
+      method: "elicitation/create",
+      params: QUESTION,
+    }]);
+    await fake.answer(call.id, { content: [{ type: "text", text: "gone" }] });
+    assert.deepEqual((await calling).content, [{ type: "text", text: "gone" }]);
+  });
+
+  await t.step(
+    "asked with no call under way: an error, nobody asked",
+    async () => {
+      const answer = await fake.ask("elicitation/create", QUESTION);
+      assert.equal(answer.error?.code, -32603);
+      assert.match(answer.error?.message ?? "", /no call to it is under way/);
+      assert.equal(asked.length, 1);
+    },
+  );
+
+  await t.step(
+    "asked during two calls: an error, for it cannot say whose",
+    async () => {
+      const first = fake.hold("tools/call");
+      const one = client.call("fake_echo", { n: 1 });
+      const a = await first;
+      const second = fake.hold("tools/call");
+      const two = client.call("fake_echo", { n: 2 });
+      const b = await second;
+      const answer = await fake.ask("elicitation/create", QUESTION);
+      assert.match(
+        answer.error?.message ?? "",
+        /2 calls to it are under way, and a request names none/,
+      );
+      assert.equal(asked.length, 1);
+      await fake.answer(a.id, { content: [] });
+      await fake.answer(b.id, { content: [] });
+      await Promise.all([one, two]);
+    },
+  );
+
+  await t.step("what it did not declare is refused as ever", async () => {
+    const held = fake.hold("tools/call");
+    const calling = client.call("fake_echo", {});
+    const call = await held;
+    const answer = await fake.ask("sampling/createMessage", {
+      messages: [],
+      maxTokens: 1,
+    });
+    assert.equal(answer.error?.code, -32601);
+    assert.match(
+      answer.error?.message ?? "",
+      /this client answers elicitation\/create, ping only/,
+    );
+    await fake.answer(call.id, { content: [] });
+    await calling;
+  });
+});
+
+Deno.test("connectServer() refuses capabilities it cannot pass on", async (t) => {
+  for (
+    const [capabilities, wanted] of [
+      [
+        { roots: {} },
+        /capabilities\.roots: unknown capability: expected elicitation or sampling/,
+      ],
+      [{ sampling: true }, /capabilities\.sampling: expected an object/],
+    ] as const
+  ) {
+    await t.step(JSON.stringify(capabilities), async () => {
+      const fake = new FakeServer();
+      await assert.rejects(
+        () =>
+          connectServer({
+            transport: fake.end,
+            capabilities: capabilities as never,
+          }),
+        (error: Error) =>
+          error instanceof TypeError && wanted.test(error.message),
+      );
+      assert.equal(fake.received.length, 0);
+    });
   }
 });
