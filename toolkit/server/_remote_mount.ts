@@ -4,10 +4,11 @@
 // completions forwarded to it with the mounting request's cancellation
 // and progress. The server's own requests of what the connection declared
 // (elicitation, sampling) go to the client of the one call under way: a
-// server's request names no call, so with two under way it is refused. Names are checked when a list arrives: one that would
-// collide with a name of the tree is left out with a line on stderr naming
-// both (and checked again at the next change), since the server that
-// listed it cannot be refused a change it already made.
+// server's request names no call, so with two under way it is refused.
+// Names are checked when a list arrives: one that would collide with a
+// name of the tree is left out with a line on stderr naming both (and
+// checked again at the next change), since the server that listed it
+// cannot be refused a change it already made.
 
 import { isRecord } from "../_util/json_type.ts";
 import type { ClientConnection } from "../client/_connection.ts";
