@@ -256,7 +256,11 @@ export class HttpClientTransport implements MessageTransport {
   }
 }
 
-/** The data of each event of an SSE body (events without data skipped), each bounded. */
+/**
+ * The data of each event of an SSE body, each bounded. An event whose data
+ * is empty is skipped, as a browser skips it: a server that resumes
+ * streams opens each with one (an id and `data:` alone, to resume from).
+ */
 async function* sseData(
   body: ReadableStream<Uint8Array>,
 ): AsyncGenerator<string> {
@@ -274,7 +278,8 @@ async function* sseData(
         newline + (buffer.startsWith("\r\n", newline) ? 2 : 1),
       );
       if (line === "") {
-        if (data.length > 0) yield data.join("\n");
+        const joined = data.join("\n");
+        if (joined !== "") yield joined;
         data = [];
         size = 0;
         continue;
@@ -292,7 +297,8 @@ async function* sseData(
       throw new Error(`a line over ${MAX_MESSAGE_BYTES} bytes`);
     }
   }
-  if (data.length > 0) yield data.join("\n");
+  const joined = data.join("\n");
+  if (joined !== "") yield joined;
 }
 
 function messageOf(error: unknown): string {

@@ -168,3 +168,26 @@ Deno.test("a server that answers HTTP errors does not connect, and says so", asy
     await listener.shutdown();
   }
 });
+
+Deno.test("a server that resumes streams is reached by URL: its priming events are skipped", async () => {
+  // With an event history, each stream opens with an event that holds an
+  // id and empty data, for the client to resume from.
+  const remote = remoteServer();
+  const http = serveHttp(remote.server, {
+    port: 0,
+    eventHistory: 50,
+    retryMs: 500,
+  });
+  const app = createServer({ name: "app", version: "1" });
+  try {
+    const connection = await connectServer({ url: http.url });
+    assert.equal(connection.name, "remote");
+    app.mount("remote", connection);
+    await using client = await connect(app);
+    const result = await client.call("remote_echo", { b: 2 });
+    assert.equal(textOf(result), '{"b":2}');
+  } finally {
+    await app.close();
+    await http.shutdown();
+  }
+});
