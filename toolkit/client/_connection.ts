@@ -49,11 +49,22 @@ const LIST_METHODS = {
 
 type ListKey = "tools" | "prompts" | "resources" | "resourceTemplates";
 
-/** Answers a request the server sends the client: its result, or a throw. */
+/**
+ * Answers a request the server sends the client: its result, or a throw.
+ * `context` is the one given with the request of ours that the server's
+ * came with, where the transport tells (a Streamable HTTP answer stream).
+ */
 export type ServerRequestHandler = (
   method: string,
   params: Record<string, unknown>,
+  context: unknown,
 ) => Promise<Record<string, unknown>>;
+
+/** {@linkcode ServerRequestOptions}, and what the server's requests that come with this one are told. */
+export interface ContextRequestOptions extends ServerRequestOptions {
+  /** Given to the server-request handler for each request the server sends about this one. */
+  context?: unknown;
+}
 
 /** The server's requests a connection passes on, by the capability that allows each. */
 const METHOD_OF: ReadonlyMap<string, string> = new Map([
@@ -94,6 +105,8 @@ export class ClientConnection implements McpClientConnection {
   #listeners = new Set<(list: ListName) => void>();
   #capabilities: Record<string, unknown>;
   #serverRequests: ServerRequestHandler | undefined;
+  /** The contexts of our requests under way, by id. */
+  #contexts = new Map<JsonRpcId, unknown>();
   /** A list being fetched again, and whether another change came meanwhile. */
   #refreshing = new Map<ListName, { again: boolean }>();
   #ended = withResolvers<void>();
@@ -179,7 +192,7 @@ export class ClientConnection implements McpClientConnection {
   /** Starts the session: the handshake, then every list the server offers. */
   async open(): Promise<void> {
     const transport = this.#transport;
-    transport.onmessage = (message) => this.#receive(message);
+    transport.onmessage = (message, related) => this.#receive(message, related);
     transport.onerror = (error) =>
       console.error(`Server ${JSON.stringify(this.name)}: ${error.message}`);
     const process = this.#process;
@@ -231,7 +244,7 @@ export class ClientConnection implements McpClientConnection {
   request(
     method: string,
     params: Record<string, unknown> = {},
-    options: ServerRequestOptions = {},
+    options: ContextRequestOptions = {},
   ): Promise<Record<string, unknown>> {
     if (this.#why !== undefined) {
       return Promise.reject(new ServerUnavailable(this.#unavailable()));
@@ -239,6 +252,7 @@ export class ClientConnection implements McpClientConnection {
     const { signal, onprogress, timeoutMs } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
     const id = ++this.#nextId;
+    if (options.context !== undefined) this.#contexts.set(id, options.context);
     let sent = params;
     const token = `${PROGRESS_TOKEN_PREFIX}${id}`;
     if (onprogress !== undefined) {
@@ -304,6 +318,7 @@ export class ClientConnection implements McpClientConnection {
       // Only the end of the session fails a wait.
       throw new ServerUnavailable(error.message);
     }).finally(() => {
+      this.#contexts.delete(id);
       this.#progress.delete(token);
       clearTimeout(timer);
       if (onabort !== undefined) signal?.removeEventListener("abort", onabort);
@@ -384,7 +399,7 @@ export class ClientConnection implements McpClientConnection {
     this.#send({ jsonrpc: "2.0", method, params }).catch(() => {});
   }
 
-  #receive(message: JsonRpcMessage): void {
+  #receive(message: JsonRpcMessage, related: JsonRpcId | undefined): void {
     if (!("method" in message)) {
       if (typeof message.id === "number") {
         this.#pending.settle(message.id, message);
@@ -392,7 +407,12 @@ export class ClientConnection implements McpClientConnection {
       return;
     }
     if ("id" in message) {
-      this.#answerServer(message.id, message.method, message.params ?? {});
+      this.#answerServer(
+        message.id,
+        message.method,
+        message.params ?? {},
+        related === undefined ? undefined : this.#contexts.get(related),
+      );
       return;
     }
     const { method, params } = message;
@@ -416,6 +436,7 @@ export class ClientConnection implements McpClientConnection {
     id: JsonRpcId,
     method: string,
     params: Record<string, unknown>,
+    context: unknown,
   ): Promise<void> {
     const capability = CAPABILITY_OF.get(method);
     const handler = this.#serverRequests;
@@ -438,7 +459,7 @@ export class ClientConnection implements McpClientConnection {
       };
     } else {
       try {
-        reply = { result: await handler(method, params) };
+        reply = { result: await handler(method, params, context) };
       } catch (error) {
         const code = (error as { code?: unknown } | null)?.code;
         reply = {

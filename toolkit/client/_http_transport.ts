@@ -26,7 +26,7 @@ const SESSION_HEADER = "mcp-session-id";
 
 /** One end of a Streamable HTTP session, for {@linkcode ClientConnection}. */
 export class HttpClientTransport implements MessageTransport {
-  onmessage?: (message: JsonRpcMessage) => void;
+  onmessage?: (message: JsonRpcMessage, related?: JsonRpcId) => void;
   onerror?: (error: Error) => void;
   onend?: () => void;
 
@@ -168,7 +168,8 @@ export class HttpClientTransport implements MessageTransport {
           message.id === this.#initializeId && isRecord(message.result) &&
           typeof message.result.protocolVersion === "string"
         ) this.#version = message.result.protocolVersion;
-        this.onmessage?.(message as JsonRpcMessage);
+        // What came on a request's stream is about that request.
+        this.onmessage?.(message as JsonRpcMessage, request);
       }
     };
     try {

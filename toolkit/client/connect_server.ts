@@ -94,10 +94,11 @@ export interface ConnectServerOptions {
    * (as the client declares it, `{}` or `{ form: {}, url: {} }`) and
    * `sampling`. Mounted with `server.mount()`, the server's
    * `elicitation/create` and `sampling/createMessage` are then passed on to
-   * the client whose call to it is under way, and its answer back: when
-   * one call is under way (a server's request does not say which call it
-   * belongs to), else the server is answered an error saying why. Without
-   * them the server is told the client can do neither.
+   * the client of the call they belong to, and its answer back: over HTTP
+   * the call whose answer stream carried them; over stdio, which does not
+   * say, the one call under way (with none or several, the server is
+   * answered an error saying why). Without them the server is told the
+   * client can do neither.
    *
    * @default {{}}
    */

@@ -4,7 +4,7 @@
 // another part of the same process (the aggregate's servers) with no JSON
 // text in between.
 
-import type { JsonRpcMessage } from "./types.ts";
+import type { JsonRpcId, JsonRpcMessage } from "./types.ts";
 
 /**
  * One end of a connection that carries parsed messages; a
@@ -27,8 +27,12 @@ import type { JsonRpcMessage } from "./types.ts";
  * ```
  */
 export interface MessageTransport {
-  /** Called for each message from the peer. */
-  onmessage?: (message: JsonRpcMessage) => void;
+  /**
+   * Called for each message from the peer; `related` is the id of the
+   * request of ours whose answer stream carried it, where the transport
+   * knows it (a Streamable HTTP response).
+   */
+  onmessage?: (message: JsonRpcMessage, related?: JsonRpcId) => void;
   /** Called on a failure that did not end the connection. */
   onerror?: (error: Error) => void;
   /** Called once when the peer will send nothing more. */

@@ -3,8 +3,10 @@
 // lists hold that the tree accepted, and calls, prompts, reads and
 // completions forwarded to it with the mounting request's cancellation
 // and progress. The server's own requests of what the connection declared
-// (elicitation, sampling) go to the client of the one call under way: a
-// server's request names no call, so with two under way it is refused.
+// (elicitation, sampling) go to the client of the call they came with (on
+// HTTP, the call's answer stream), else of the one call under way: over
+// stdio a server's request names no call, so with two under way it is
+// refused.
 // Names are checked when a list arrives: one that would collide with a
 // name of the tree is left out with a line on stderr naming both (and
 // checked again at the next change), since the server that listed it
@@ -82,8 +84,8 @@ export class RemoteMount {
   /** Mounted: from now on new names are checked, and changes reach the server. */
   attach(hooks: RemoteHooks): void {
     this.#hooks = hooks;
-    this.connection.onServerRequest((method, params) =>
-      this.#fromServer(method, params)
+    this.connection.onServerRequest((method, params, context) =>
+      this.#fromServer(method, params, context as RequestExtra | undefined)
     );
     this.connection.onListChanged((list) => {
       if (list === "tools") this.#sync("tool");
@@ -191,6 +193,7 @@ export class RemoteMount {
         "tools/call",
         forwarded(params, name),
         {
+          context: extra,
           signal: extra.signal,
           onprogress: token === undefined ? undefined : (progress) => {
             extra.sendNotification({
@@ -209,13 +212,18 @@ export class RemoteMount {
   }
 
   /**
-   * The server's request, passed on to the client of the one call under
-   * way (its stream, on HTTP), whose answer goes back to the server.
+   * The server's request, passed on to the client of the call it came
+   * with (`extra`), else of the one call under way; its answer goes back
+   * to the server.
    */
   #fromServer(
     method: string,
     params: Record<string, unknown>,
+    extra: RequestExtra | undefined,
   ): Promise<Record<string, unknown>> {
+    if (extra !== undefined && this.#underWay.has(extra)) {
+      return extra.sendRequest({ method, params });
+    }
     if (this.#underWay.size !== 1) {
       const why = this.#underWay.size === 0
         ? "no call to it is under way"
@@ -229,8 +237,8 @@ export class RemoteMount {
         ),
       );
     }
-    const [extra] = this.#underWay;
-    return extra.sendRequest({ method, params });
+    const [only] = this.#underWay;
+    return only.sendRequest({ method, params });
   }
 
   // --- prompts ---

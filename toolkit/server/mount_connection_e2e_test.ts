@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { createServer, type ToolServer } from "./server.ts";
 import { connect, type TestClient } from "../testing/testing.ts";
 import { connectStateless } from "./_stateless_test_helpers.ts";
+import { httpServer } from "../gate/testdata/http_server.ts";
 import { until } from "../testing/_until.ts";
 import { connectServer, type McpClientConnection } from "../client/mod.ts";
 import type { ClientConnection } from "../client/_connection.ts";
@@ -258,6 +259,58 @@ Deno.test("a real server mounted with elicitation and sampling asks the client o
         assert.match(textOf(elicited), /Elicitation failed/);
       },
     );
+  } finally {
+    await app.close();
+  }
+});
+
+Deno.test("a server mounted by URL asks each of two calls' clients its own question", async () => {
+  const script = new URL("../../examples/everything/main.ts", import.meta.url)
+    .pathname;
+  await using everything = await httpServer(script);
+  const connection = await connectServer({
+    url: everything.url,
+    capabilities: { elicitation: {} },
+    timeoutMs: START_MS,
+  });
+  const app = createServer({ name: "app", version: "1" });
+  app.mount("every", connection);
+  try {
+    // Each client answers once both have been asked: both calls are under
+    // way when the server asks, and only the stream each question came on
+    // says whose it is.
+    // Resolved when that client is asked, or its call ended unasked (so
+    // that a wrong mount fails the test instead of holding it).
+    const asked = {
+      ada: Promise.withResolvers<void>(),
+      bob: Promise.withResolvers<void>(),
+    };
+    const clientOf = (name: "ada" | "bob", other: "ada" | "bob") =>
+      connect(app, {
+        capabilities: { elicitation: {} },
+        onRequest: async (method, params) => {
+          assert.equal(method, "elicitation/create");
+          assert.equal(params?.message, `For ${name}`);
+          asked[name].resolve();
+          await asked[other].promise;
+          return {
+            action: "accept",
+            content: { username: name, email: `${name}@x.org` },
+          };
+        },
+      });
+    await using ada = await clientOf("ada", "bob");
+    await using bob = await clientOf("bob", "ada");
+    const [forAda, forBob] = await Promise.all([
+      ada.call("every_test_elicitation", { message: "For ada" }).finally(() =>
+        asked.ada.resolve()
+      ),
+      bob.call("every_test_elicitation", { message: "For bob" }).finally(() =>
+        asked.bob.resolve()
+      ),
+    ]);
+    assert.match(textOf(forAda), /"username":"ada"/);
+    assert.match(textOf(forBob), /"username":"bob"/);
   } finally {
     await app.close();
   }
