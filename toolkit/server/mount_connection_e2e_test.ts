@@ -2,7 +2,10 @@
 // processes: the official memory and filesystem servers (run from npm) and
 // a toolkit server that runs until cancelled and changes its tools: listed
 // under the prefix, called, cancelled, its list_changed heard, and every
-// process stopped when the mounting server closes.
+// process stopped when the mounting server closes. And servers that ask
+// the client (the official everything server, the toolkit's own, over
+// stdio and HTTP): their elicitation and sampling reach the client of the
+// call, in both eras.
 
 import assert from "node:assert/strict";
 import { createServer, type ToolServer } from "./server.ts";
@@ -15,6 +18,7 @@ import type { ClientConnection } from "../client/_connection.ts";
 
 const MEMORY = "npm:@modelcontextprotocol/server-memory@2026.8.31";
 const FILESYSTEM = "npm:@modelcontextprotocol/server-filesystem@2026.8.31";
+const EVERYTHING = "npm:@modelcontextprotocol/server-everything@2026.8.31";
 const CHANGING = new URL("./testdata/changing_server.ts", import.meta.url)
   .pathname;
 /** npm servers may take a while to start the first time. */
@@ -311,6 +315,42 @@ Deno.test("a server mounted by URL asks each of two calls' clients its own quest
     ]);
     assert.match(textOf(forAda), /"username":"ada"/);
     assert.match(textOf(forBob), /"username":"bob"/);
+  } finally {
+    await app.close();
+  }
+});
+
+Deno.test("the official everything server, mounted with elicitation and sampling, asks the client of the call", async () => {
+  const connection = await connectServer({
+    command: npmServer(EVERYTHING, "stdio"),
+    capabilities: { elicitation: {}, sampling: {} },
+    timeoutMs: START_MS,
+  });
+  const app = createServer({ name: "app", version: "1" });
+  app.mount("ev", connection);
+  try {
+    const asked: string[] = [];
+    await using client = await connect(app, {
+      capabilities: { elicitation: {}, sampling: {} },
+      onRequest: (method) => {
+        asked.push(method);
+        return method === "sampling/createMessage"
+          ? {
+            role: "assistant",
+            model: "fake",
+            content: { type: "text", text: "forty-two" },
+          }
+          : { action: "accept", content: { color: "blue" } };
+      },
+    });
+    const elicited = await client.call("ev_trigger-elicitation-request", {});
+    assert.match(textOf(elicited), /Favorite Color: blue/);
+    const sampled = await client.call("ev_trigger-sampling-request", {
+      prompt: "The answer?",
+      maxTokens: 5,
+    });
+    assert.match(textOf(sampled), /forty-two/);
+    assert.deepEqual(asked, ["elicitation/create", "sampling/createMessage"]);
   } finally {
     await app.close();
   }
