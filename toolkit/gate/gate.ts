@@ -702,19 +702,19 @@ export async function startGate(
         // their next call with it; a session's gate keeps its own in
         // memory (its session is sticky to one instance). So are the
         // approvals such a caller chose to remember, when the caller has
-        // a subject: without one (or without auth:) many callers share
-        // the gate, and it remembers none.
+        // a subject (in its gate's memory without redis: the gate is that
+        // caller's alone): without one (or without auth:) many callers
+        // share the gate, and it remembers none.
         open: async (host, caller) => {
           const remembered = caller.shared && caller.key !== undefined &&
               caller.claims?.sub !== undefined
             ? { link: redis?.link, key: caller.key }
             : undefined;
-          const remembers = remembered?.link !== undefined;
           return await open(
             { host, approvals: callerApprovals(approvals, caller) },
             {
               close: false,
-              remember: !caller.shared || remembers,
+              remember: !caller.shared || remembered !== undefined,
               ...(redis === undefined || !caller.shared ? {} : {
                 flowStore: new RedisFlowStore(
                   redis.link,

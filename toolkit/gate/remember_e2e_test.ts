@@ -14,8 +14,13 @@ import {
   textOf,
   writeAtomic,
 } from "./testdata/gate_process.ts";
+import { ISSUER, signingKey, signToken } from "../http/_jwt_test_helpers.ts";
+import { authWorkspace } from "./testdata/auth_workspace.ts";
+import { gateInstance } from "./testdata/gate_instance.ts";
+import { stateless } from "./testdata/stateless_call.ts";
 
 const KEY = "forge-gate/approval";
+const RESOURCE = "https://gate.example.com/mcp";
 const POLICY = `
 allow: ["x-fake:**"]
 ask: ["write:**"]
@@ -309,4 +314,53 @@ Deno.test("gate remembers patterns a 2026-07-28 host approves, for the gate's pr
       );
     },
   );
+});
+
+Deno.test("gate served over HTTP with auth: remembers a 2026-07-28 caller's approvals in its gate, for that caller", async (t) => {
+  const key = await signingKey("k1");
+  await using ws = await authWorkspace(
+    `auth:\n  issuer: ${ISSUER}\n  jwks: jwks.json\n  resource: ${RESOURCE}\n${POLICY}`,
+    key,
+  );
+  await using gate = await gateInstance(ws.dir, "a");
+  const ada = await signToken(key, RESOURCE, { sub: "ada" });
+  const bob = await signToken(key, RESOURCE, { sub: "bob" });
+  const NOTE = ["write:notes/a.md"];
+  const probed = (token: string, extra: Record<string, unknown> = {}) =>
+    stateless(gate.url, "tools/call", {
+      name: "probed",
+      arguments: { patterns: NOTE },
+      ...extra,
+    }, { token, capabilities: { elicitation: {} } });
+
+  await t.step("ada is offered to remember, and does", async () => {
+    const asked = (await probed(ada)).result;
+    assert.equal(asked.resultType, "input_required", JSON.stringify(asked));
+    const field = asked.inputRequests[KEY].params.requestedSchema.properties
+      .remember;
+    assert.deepEqual(field.enum, ["call", "session"]);
+    const ran = await probed(ada, {
+      requestState: asked.requestState,
+      inputResponses: {
+        [KEY]: { action: "accept", content: { remember: "session" } },
+      },
+    });
+    assert.equal(ran.result?.isError, undefined, JSON.stringify(ran));
+  });
+
+  await t.step("her same call runs unasked", async () => {
+    const ran = (await probed(ada)).result;
+    assert.notEqual(ran.resultType, "input_required", JSON.stringify(ran));
+    const line = (await auditLines(gate.audit)).at(-1)!;
+    assert.deepEqual([line.outcome, line.rule, line.caller?.sub], [
+      "approved",
+      "remembered",
+      "ada",
+    ]);
+  });
+
+  await t.step("bob's same call is asked", async () => {
+    const asked = (await probed(bob)).result;
+    assert.equal(asked.resultType, "input_required");
+  });
 });
