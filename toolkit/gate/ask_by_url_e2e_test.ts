@@ -77,6 +77,28 @@ async function httpGate(
   };
 }
 
+/**
+ * A gate over HTTP with `auth:` (a JWKS file of a fresh key) and `policy`;
+ * `sign` gives a token of `sub` for it.
+ */
+async function authGate(policy = POLICY) {
+  const key = await signingKey("k1");
+  const keys = await Deno.makeTempFile({ suffix: ".json" });
+  await Deno.writeTextFile(keys, JSON.stringify({ keys: [key.jwk] }));
+  const gate = await httpGate(
+    60_000,
+    `auth:\n  issuer: ${ISSUER}\n  jwks: ${keys}\n${policy}`,
+  );
+  const close = gate[Symbol.asyncDispose];
+  return Object.assign(gate, {
+    sign: (sub: string) => signToken(key, gate.url.href, { sub }),
+    async [Symbol.asyncDispose]() {
+      await close.call(gate);
+      await Deno.remove(keys);
+    },
+  });
+}
+
 /** A session whose host declares `capabilities`; URL elicitations are accepted and kept. */
 async function session(url: URL, capabilities: Message) {
   const client = new Client({ name: "ask-by-url-test", version: "1.0.0" }, {
@@ -549,102 +571,82 @@ Deno.test("gate refuses a 2026-07-28 round denied in the page or declined by the
 });
 
 Deno.test("gate never runs a 2026-07-28 call on another caller's approval", async () => {
-  const key = await signingKey("k1");
-  const keys = await Deno.makeTempFile({ suffix: ".json" });
-  try {
-    await Deno.writeTextFile(keys, JSON.stringify({ keys: [key.jwk] }));
-    await using gate = await httpGate(
-      60_000,
-      `auth:\n  issuer: ${ISSUER}\n  jwks: ${keys}\n${POLICY}`,
-    );
-    const alice = await signToken(key, gate.url.href, { sub: "alice" });
-    const carol = await signToken(key, gate.url.href, { sub: "carol" });
-    const call = {
-      name: "probed",
-      arguments: { patterns: ["write:notes/v.md"] },
-    };
-    const { asked, state } = urlRound(
-      await stateless(gate.url, 1, call, {
-        capabilities: URLS_ONLY,
-        token: alice,
-      }),
-    );
-    assert.equal((await decide(asked.url, "bob", "approve")).status, 303);
-    // Carol sends alice's very round back (refused: the state is not
-    // hers), then calls anew, either way.
-    const replayed = await stateless(gate.url, 2, retried(call, state), {
-      capabilities: URLS_ONLY,
-      token: carol,
-    });
-    assert.equal(replayed.error?.code, -32602, JSON.stringify(replayed));
-    assert.match(
-      replayed.error.message,
-      /requestState: the gate cannot verify/,
-    );
-    const anew = await stateless(gate.url, 3, call, { token: carol });
-    assert.equal(anew.error?.code, -32042, JSON.stringify(anew));
-    assert.equal(await ranStateless(gate.url, carol), 0);
-    // Alice's approval was left for alice.
-    const ran = await stateless(gate.url, 4, retried(call, state), {
+  await using gate = await authGate();
+  const alice = await gate.sign("alice");
+  const carol = await gate.sign("carol");
+  const call = {
+    name: "probed",
+    arguments: { patterns: ["write:notes/v.md"] },
+  };
+  const { asked, state } = urlRound(
+    await stateless(gate.url, 1, call, {
       capabilities: URLS_ONLY,
       token: alice,
-    });
-    assert.equal(ran.result?.isError, undefined, JSON.stringify(ran));
-    assert.equal(await ranStateless(gate.url, alice), 1);
-  } finally {
-    await Deno.remove(keys);
-  }
+    }),
+  );
+  assert.equal((await decide(asked.url, "bob", "approve")).status, 303);
+  // Carol sends alice's very round back (refused: the state is not
+  // hers), then calls anew, either way.
+  const replayed = await stateless(gate.url, 2, retried(call, state), {
+    capabilities: URLS_ONLY,
+    token: carol,
+  });
+  assert.equal(replayed.error?.code, -32602, JSON.stringify(replayed));
+  assert.match(
+    replayed.error.message,
+    /requestState: the gate cannot verify/,
+  );
+  const anew = await stateless(gate.url, 3, call, { token: carol });
+  assert.equal(anew.error?.code, -32042, JSON.stringify(anew));
+  assert.equal(await ranStateless(gate.url, carol), 0);
+  // Alice's approval was left for alice.
+  const ran = await stateless(gate.url, 4, retried(call, state), {
+    capabilities: URLS_ONLY,
+    token: alice,
+  });
+  assert.equal(ran.result?.isError, undefined, JSON.stringify(ran));
+  assert.equal(await ranStateless(gate.url, alice), 1);
 });
 
 Deno.test("gate with approvers' selfApproval: false lets no approver decide a call they asked for", async () => {
-  const key = await signingKey("k1");
-  const keys = await Deno.makeTempFile({ suffix: ".json" });
-  try {
-    await Deno.writeTextFile(keys, JSON.stringify({ keys: [key.jwk] }));
-    await using gate = await httpGate(
-      60_000,
-      `auth:\n  issuer: ${ISSUER}\n  jwks: ${keys}\n${
-        POLICY.replace(
-          "approvers: { sub: [bob] }",
-          "approvers: { sub: [bob, sam], selfApproval: false }",
-        )
-      }`,
-    );
-    // Bob is an approver, and the caller.
-    const bob = await signToken(key, gate.url.href, { sub: "bob" });
-    const call = {
-      name: "probed",
-      arguments: { patterns: ["write:notes/own.md"] },
-    };
-    const { asked, state } = urlRound(
-      await stateless(gate.url, 1, call, {
-        capabilities: URLS_ONLY,
-        token: bob,
-      }),
-    );
-    const own = await openPage(asked.url, "bob");
-    assert.equal(own.status, 200);
-    assert.equal(own.csrf, undefined, own.html);
-    assert.match(own.html, /another approver must decide it/);
-    // (His post is refused too, token or not: approvals/_page_test.ts.)
-    await stateless(gate.url, 2, retried(call, state), {
+  await using gate = await authGate(
+    POLICY.replace(
+      "approvers: { sub: [bob] }",
+      "approvers: { sub: [bob, sam], selfApproval: false }",
+    ),
+  );
+  // Bob is an approver, and the caller.
+  const bob = await gate.sign("bob");
+  const call = {
+    name: "probed",
+    arguments: { patterns: ["write:notes/own.md"] },
+  };
+  const { asked, state } = urlRound(
+    await stateless(gate.url, 1, call, {
       capabilities: URLS_ONLY,
       token: bob,
-    });
-    assert.equal(await ranStateless(gate.url, bob), 0);
-    // Another approver decides it; bob's retry runs.
-    assert.equal((await decide(asked.url, "sam", "approve")).status, 303);
-    const ran = await stateless(gate.url, 3, retried(call, state), {
-      capabilities: URLS_ONLY,
-      token: bob,
-    });
-    assert.equal(ran.result?.isError, undefined, JSON.stringify(ran));
-    assert.equal(await ranStateless(gate.url, bob), 1);
-    const [line] = (await gate.lines()).filter((l) => l.outcome === "approved");
-    assert.equal(line.approver, "sam");
-  } finally {
-    await Deno.remove(keys);
-  }
+    }),
+  );
+  const own = await openPage(asked.url, "bob");
+  assert.equal(own.status, 200);
+  assert.equal(own.csrf, undefined, own.html);
+  assert.match(own.html, /another approver must decide it/);
+  // (His post is refused too, token or not: approvals/_page_test.ts.)
+  await stateless(gate.url, 2, retried(call, state), {
+    capabilities: URLS_ONLY,
+    token: bob,
+  });
+  assert.equal(await ranStateless(gate.url, bob), 0);
+  // Another approver decides it; bob's retry runs.
+  assert.equal((await decide(asked.url, "sam", "approve")).status, 303);
+  const ran = await stateless(gate.url, 3, retried(call, state), {
+    capabilities: URLS_ONLY,
+    token: bob,
+  });
+  assert.equal(ran.result?.isError, undefined, JSON.stringify(ran));
+  assert.equal(await ranStateless(gate.url, bob), 1);
+  const [line] = (await gate.lines()).filter((l) => l.outcome === "approved");
+  assert.equal(line.approver, "sam");
 });
 
 Deno.test("gate keeps each server's approvals apart in a servers: aggregate", async () => {
