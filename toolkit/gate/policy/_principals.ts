@@ -24,9 +24,7 @@ import {
 } from "./_claims.ts";
 import { MappingError } from "./_tool_mapping.ts";
 import { ENTRY_POLICY_KEYS } from "./_servers.ts";
-import { parseFlows } from "./_flows.ts";
-// Types only: policy_file.ts imports this module.
-import type { GateFlow } from "./_flows.ts";
+import { type GateFlow, parseFlows } from "./_flows.ts";
 
 /**
  * One checked entry of `principals:`: which callers it is for. Its rules
