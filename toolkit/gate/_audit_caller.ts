@@ -42,8 +42,12 @@ function callerOf(
   if (claims.scope.length > 0) caller.scope = claims.scope.join(" ");
   for (const principal of file?.principals ?? []) {
     for (const name of principal.match.claim?.keys() ?? []) {
-      if (name in caller || !Object.hasOwn(claims.claims, name)) continue;
-      caller[name] = claims.claims[name];
+      if (Object.hasOwn(caller, name)) continue;
+      // null: the token has no such claim (gate replay tells that apart
+      // from a claim the policy of the time did not name).
+      caller[name] = Object.hasOwn(claims.claims, name)
+        ? claims.claims[name]
+        : null;
     }
   }
   return Object.freeze(caller);

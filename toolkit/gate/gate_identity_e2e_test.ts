@@ -247,8 +247,14 @@ Deno.test("gate with auth: decides each caller's calls by its principals", async
         lines.filter((l) => JSON.stringify(l.patterns).includes(patterns))
           .map((l) => [l.decision, l.caller]);
       // In sessions, and as 2026-07-28 callers alike; a claim no rule
-      // matches on (the e-mail address) is not written.
-      const BOB = { sub: "bob", groups: ["admins"], scope: "mcp:tools" };
+      // matches on (the e-mail address) is not written, and one a rule
+      // matches on that the token lacks is written null.
+      const BOB = {
+        sub: "bob",
+        groups: ["admins"],
+        scope: "mcp:tools",
+        team: null,
+      };
       const ALICE = { sub: "alice", scope: "mcp:tools", team: "blue" };
       assert.deepEqual(callers("write:home/bob/notes"), [
         ["allow", BOB],

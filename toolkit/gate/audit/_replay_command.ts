@@ -127,6 +127,13 @@ async function replay(
   };
   const counts = { calls: 0, changed: 0, unknown: 0 };
   const servers = serverNames(inForce);
+  // The claims the new policy's principals match callers on, besides sub,
+  // groups and scope (which a line always holds when the token had them).
+  const named = new Set(
+    (inForce.file?.principals ?? []).flatMap((p) => [
+      ...p.match.claim?.keys() ?? [],
+    ]).filter((name) => !["sub", "groups", "scope"].includes(name)),
+  );
   let start = 0;
   for (let number = 1; start < bytes.length; number++) {
     let end = bytes.indexOf(NEWLINE, start);
@@ -169,6 +176,17 @@ async function replay(
         }), would not be routed: the policy has no server "${server}" (its servers are ${
           servers.join(", ")
         })`,
+      );
+      continue;
+    }
+    const unheld = line.caller === undefined
+      ? []
+      : [...named].filter((name) => !Object.hasOwn(line.caller!, name));
+    if (unheld.length > 0) {
+      cannot(
+        `the policy matches callers on the claim ${
+          unheld.join(", ")
+        }, which the line does not hold (no principal matched on it when the call was made)`,
       );
       continue;
     }

@@ -348,16 +348,21 @@ Deno.test("gate replay decides each caller's lines by that caller's principals a
     const log = await AuditLog.open(audit, (error) => {
       throw error;
     });
-    const ADMIN = { sub: "alice", groups: ["admins"] };
+    // As a gate whose principals match on team writes them: null for a
+    // token without the claim; the last line is of a gate whose policy
+    // did not name team yet.
+    const ADMIN = { sub: "alice", groups: ["admins"], team: null };
+    const BOB = { sub: "bob", team: null };
     const RED = { sub: "dave", team: "red" };
     for (
       const [caller, pattern] of [
         [ADMIN, "write:notes/a"],
-        [{ sub: "bob" }, "write:notes/a"],
-        [{ sub: "bob" }, "read:secrets/key"],
-        [{ sub: "carol" }, "net:https://example.com"],
-        [{ sub: "bob" }, "net:https://example.com"],
+        [BOB, "write:notes/a"],
+        [BOB, "read:secrets/key"],
+        [{ sub: "carol", team: null }, "net:https://example.com"],
+        [BOB, "net:https://example.com"],
         [RED, "read:notes/a"],
+        [{ sub: "erin" }, "read:notes/a"],
       ] as const
     ) {
       await log.write({
@@ -395,7 +400,8 @@ principals:
         `${audit}:2: probed by "bob" ["write:notes/a"]: was allow (**), would be ask by no rule matches`,
         `${audit}:5: probed by "bob" ["net:https://example.com"]: was allow (**), would be deny by flows[0] (net:**), set off by read:secrets/key of probed`,
         `${audit}:6: probed by "dave" ["read:notes/a"]: was allow (**), would be deny by read:**`,
-        `${audit}: 6 calls, 3 would change`,
+        `${audit}:7: probed by "erin" ["read:notes/a"]: cannot be re-decided: the policy matches callers on the claim team, which the line does not hold (no principal matched on it when the call was made)`,
+        `${audit}: 7 calls, 3 would change, 1 cannot be re-decided`,
         "",
       ].join("\n"),
     );
