@@ -8,6 +8,7 @@
 import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/types.ts";
 import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
 import { PendingRequests } from "../jsonrpc/_pending_requests.ts";
+import { errorAnswer } from "../jsonrpc/_error_answer.ts";
 import type { MessageTransport } from "../jsonrpc/_message_channel.ts";
 import { isRecord } from "../_util/json_type.ts";
 import { withResolvers } from "../_util/runtime.ts";
@@ -440,14 +441,16 @@ export class ClientConnection implements McpClientConnection {
   ): Promise<void> {
     const capability = CAPABILITY_OF.get(method);
     const handler = this.#serverRequests;
-    let reply: Record<string, unknown>;
+    let reply: JsonRpcMessage;
     if (method === "ping") {
-      reply = { result: {} };
+      reply = { jsonrpc: "2.0", id, result: {} };
     } else if (
       capability === undefined || handler === undefined ||
       !Object.hasOwn(this.#capabilities, capability)
     ) {
       reply = {
+        jsonrpc: "2.0",
+        id,
         error: {
           code: RPC_ERROR.METHOD_NOT_FOUND,
           message: `Method not found: ${method}: this client answers ${
@@ -459,22 +462,17 @@ export class ClientConnection implements McpClientConnection {
       };
     } else {
       try {
-        reply = { result: await handler(method, params, context) };
-      } catch (error) {
-        const code = (error as { code?: unknown } | null)?.code;
         reply = {
-          error: {
-            code: Number.isSafeInteger(code)
-              ? code as number
-              : RPC_ERROR.INTERNAL_ERROR,
-            message: error instanceof Error ? error.message : String(error),
-          },
+          jsonrpc: "2.0",
+          id,
+          result: await handler(method, params, context),
         };
+      } catch (error) {
+        reply = errorAnswer(id, error);
       }
     }
     if (this.#why !== undefined) return;
-    this.#send({ jsonrpc: "2.0", id, ...reply } as JsonRpcMessage)
-      .catch(() => {});
+    this.#send(reply).catch(() => {});
   }
 
   /** Fetches `list` again, once for any number of changes while it is fetched. */

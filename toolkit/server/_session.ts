@@ -44,6 +44,7 @@ import type {
 import { isRecord, jsonType } from "../_util/json_type.ts";
 import { LazyAbort } from "../_util/abort.ts";
 import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
+import { errorAnswer } from "../jsonrpc/_error_answer.ts";
 import { isThenable } from "../_util/thenable.ts";
 import type { AuthInfo } from "./context.ts";
 import {
@@ -541,27 +542,5 @@ function resultAnswer(id: JsonRpcId, result: unknown): JsonRpcMessage {
     jsonrpc: "2.0",
     id,
     result: (result ?? {}) as Record<string, unknown>,
-  };
-}
-
-/**
- * A thrown error with a numeric `code` keeps it; anything else is -32603.
- * A `ProtocolError` with `data` (such as -32042's elicitations) keeps that too.
- */
-function errorAnswer(id: JsonRpcId, error: unknown): JsonRpcMessage {
-  const code = (error as { code?: unknown } | null)?.code;
-  const data = error instanceof ProtocolError
-    ? (error as { data?: unknown }).data
-    : undefined;
-  return {
-    jsonrpc: "2.0",
-    id,
-    error: {
-      code: Number.isSafeInteger(code)
-        ? code as number
-        : RPC_ERROR.INTERNAL_ERROR,
-      message: error instanceof Error ? error.message : String(error),
-      ...(data === undefined ? {} : { data }),
-    },
   };
 }
