@@ -310,37 +310,16 @@ async function readApprovalRound(
         : { action: answered.action, approval: answered.approval };
     },
     ask(question, patterns, options = {}) {
-      return {
-        resultType: "input_required",
-        inputRequests: {
-          [APPROVAL_KEY]: {
-            method: "elicitation/create",
-            params: {
-              message: question,
-              requestedSchema: options.schema ??
-                { type: "object", properties: {} },
-            },
-          },
-        },
-        requestState: sign(fresh(patterns)),
-      };
+      return inputRequired({
+        message: question,
+        requestedSchema: options.schema ?? { type: "object", properties: {} },
+      }, sign(fresh(patterns)));
     },
     askUrl(page, message, patterns) {
-      return {
-        resultType: "input_required",
-        inputRequests: {
-          [APPROVAL_KEY]: {
-            method: "elicitation/create",
-            params: {
-              mode: "url",
-              message,
-              elicitationId: page.id,
-              url: page.url,
-            },
-          },
-        },
-        requestState: sign({ ...fresh(patterns), approval: page.id }),
-      };
+      return inputRequired(
+        { mode: "url", message, elicitationId: page.id, url: page.url },
+        sign({ ...fresh(patterns), approval: page.id }),
+      );
     },
   };
 }
@@ -372,4 +351,18 @@ function defined(before: Before): Before {
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((item, i) => item === b[i]);
+}
+
+/** The input-required result that asks the gate's question with `params`. */
+function inputRequired(
+  params: Record<string, unknown>,
+  requestState: string,
+): Record<string, unknown> {
+  return {
+    resultType: "input_required",
+    inputRequests: {
+      [APPROVAL_KEY]: { method: "elicitation/create", params },
+    },
+    requestState,
+  };
 }

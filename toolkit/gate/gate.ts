@@ -594,6 +594,18 @@ export async function startGate(
     },
     caller?: Caller,
   ): Promise<Gate> => {
+    // What this gate shares with others, or keeps, named alike for both.
+    const kept = {
+      closeShared: shared.close,
+      remember: shared.remember,
+      ...(shared.flowStore === undefined
+        ? {}
+        : { flowStore: shared.flowStore }),
+      ...(shared.rememberedStore === undefined
+        ? {}
+        : { rememberedStore: shared.rememberedStore }),
+      ...(shared.rounds === undefined ? {} : { rounds: shared.rounds }),
+    };
     if (servers !== undefined) {
       return await startAggregate(servers, {
         startTimeoutMs: options.startTimeoutMs,
@@ -609,15 +621,7 @@ export async function startGate(
         approvalTtlMs,
         ...host,
         telemetry,
-        closeShared: shared.close,
-        remember: shared.remember,
-        ...(shared.flowStore === undefined
-          ? {}
-          : { flowStore: shared.flowStore }),
-        ...(shared.rememberedStore === undefined
-          ? {}
-          : { rememberedStore: shared.rememberedStore }),
-        ...(shared.rounds === undefined ? {} : { rounds: shared.rounds }),
+        ...kept,
       });
     }
     return await startServerGate(command, {
@@ -641,15 +645,7 @@ export async function startGate(
       approvalTtlMs,
       ...host,
       telemetry,
-      closeShared: shared.close,
-      remember: shared.remember,
-      ...(shared.flowStore === undefined
-        ? {}
-        : { flowStore: shared.flowStore }),
-      ...(shared.rememberedStore === undefined
-        ? {}
-        : { rememberedStore: shared.rememberedStore }),
-      ...(shared.rounds === undefined ? {} : { rounds: shared.rounds }),
+      ...kept,
     });
   };
   if (redisUrl !== undefined && listen === undefined) {

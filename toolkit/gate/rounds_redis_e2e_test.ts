@@ -21,6 +21,7 @@ import {
   FAKE_COMMAND,
   type Message,
 } from "./testdata/gate_process.ts";
+import { statelessResponse } from "./testdata/stateless_call.ts";
 
 const ignore = !haveRedis();
 
@@ -75,38 +76,13 @@ async function call(
   token: string,
   params: Record<string, unknown>,
 ): Promise<Message> {
-  const response = await fetch(url, {
-    method: "POST",
-    signal: AbortSignal.timeout(20_000),
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "tools/call",
-      "mcp-name": String(params.name),
-      authorization: `Bearer ${token}`,
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: {
-        ...params,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
-        },
-      },
-    }),
+  const { status, body } = await statelessResponse(url, "tools/call", params, {
+    token,
+    capabilities: { elicitation: {} },
   });
   // An invalid-params error is answered with 400, the JSON-RPC error inside.
-  assert.ok([200, 400].includes(response.status), String(response.status));
-  const type = response.headers.get("content-type") ?? "";
-  return type.includes("text/event-stream")
-    ? (await response.text()).split("\n")
-      .filter((l) => l.startsWith("data: "))
-      .map((l) => JSON.parse(l.slice("data: ".length))).at(-1)
-    : await response.json();
+  assert.ok([200, 400].includes(status), String(status));
+  return body;
 }
 
 /** The approvals the fake server behind `url` saw for `token`'s caller. */
