@@ -10,6 +10,7 @@ import type { AuditCaller } from "./audit/_audit.ts";
 import type { CallerClaims } from "./policy/_claims.ts";
 import type { PolicySource } from "./policy/_policy_source.ts";
 import type { GatePolicy } from "./policy/policy_file.ts";
+import { claimNames } from "./policy/_principals.ts";
 
 /**
  * What the audit lines of `claims`' calls name as their caller, as of the
@@ -40,15 +41,13 @@ function callerOf(
   if (claims.sub !== undefined) caller.sub = claims.sub;
   if (claims.groups.length > 0) caller.groups = claims.groups;
   if (claims.scope.length > 0) caller.scope = claims.scope.join(" ");
-  for (const principal of file?.principals ?? []) {
-    for (const name of principal.match.claim?.keys() ?? []) {
-      if (Object.hasOwn(caller, name)) continue;
-      // null: the token has no such claim (gate replay tells that apart
-      // from a claim the policy of the time did not name).
-      caller[name] = Object.hasOwn(claims.claims, name)
-        ? claims.claims[name]
-        : null;
-    }
+  for (const name of claimNames(file?.principals)) {
+    if (Object.hasOwn(caller, name)) continue;
+    // null: the token has no such claim (gate replay tells that apart
+    // from a claim the policy of the time did not name).
+    caller[name] = Object.hasOwn(claims.claims, name)
+      ? claims.claims[name]
+      : null;
   }
   return Object.freeze(caller);
 }

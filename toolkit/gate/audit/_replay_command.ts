@@ -6,9 +6,9 @@
 // that server's view of the policy; a server the policy no longer has is a
 // change (the gate would not route the call). A line that names its
 // `caller` (a gate with `auth:`) is decided by that caller's view, the
-// principals its claims match, and its flows by that caller's calls. Exit 0 when no decision
-// changes, 1 when one does, 2 for a bad command line, a file that cannot
-// be read, a broken chain or a wrong policy.
+// principals its claims match, and its flows by that caller's calls.
+// Exit 0 when no decision changes, 1 when one does, 2 for a bad command
+// line, a file that cannot be read, a broken chain or a wrong policy.
 
 import { isRecord } from "../../_util/json_type.ts";
 import { type AuditAnchor, readAnchor } from "./_audit_anchor.ts";
@@ -24,6 +24,7 @@ import {
 } from "../policy/_offline.ts";
 import type { PolicyInForce } from "../policy/_policy_source.ts";
 import { claimsOfRecord } from "../policy/_claims.ts";
+import { claimNames } from "../policy/_principals.ts";
 
 /** The usage of the replay subcommand. */
 export const REPLAY_USAGE =
@@ -129,10 +130,8 @@ async function replay(
   const servers = serverNames(inForce);
   // The claims the new policy's principals match callers on, besides sub,
   // groups and scope (which a line always holds when the token had them).
-  const named = new Set(
-    (inForce.file?.principals ?? []).flatMap((p) => [
-      ...p.match.claim?.keys() ?? [],
-    ]).filter((name) => !["sub", "groups", "scope"].includes(name)),
+  const named = [...claimNames(inForce.file?.principals)].filter((name) =>
+    !["sub", "groups", "scope"].includes(name)
   );
   let start = 0;
   for (let number = 1; start < bytes.length; number++) {
@@ -181,7 +180,7 @@ async function replay(
     }
     const unheld = line.caller === undefined
       ? []
-      : [...named].filter((name) => !Object.hasOwn(line.caller!, name));
+      : named.filter((name) => !Object.hasOwn(line.caller!, name));
     if (unheld.length > 0) {
       cannot(
         `the policy matches callers on the claim ${

@@ -333,6 +333,29 @@ const SELF_APPROVAL = "selfApproval";
 const APPROVER_KEYS: readonly string[] = ["sub", "groups", SELF_APPROVAL];
 
 /**
+ * The claims `principals` match callers on by name (their `match.claim`
+ * keys), each once, in the order written.
+ *
+ * @example
+ * ```ts
+ * import { parseGatePolicy } from "./policy_file.ts";
+ * import { claimNames } from "./_principals.ts";
+ *
+ * const file = parseGatePolicy({
+ *   principals: [{ match: { claim: { team: ["red"] } }, deny: ["exec:**"] }],
+ * });
+ * claimNames(file.principals); // Set { "team" }
+ * ```
+ */
+export function claimNames(
+  principals: readonly GatePrincipal[] | undefined,
+): ReadonlySet<string> {
+  return new Set(
+    (principals ?? []).flatMap((p) => [...p.match.claim?.keys() ?? []]),
+  );
+}
+
+/**
  * Whether the caller may approve asked calls: its `sub` is one of
  * `approvers.sub`, or one of its groups one of `approvers.groups` (either
  * will do). Nobody may without `approvers:`, nor without a token.
