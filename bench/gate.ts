@@ -22,6 +22,11 @@
  * on), which no timed call sets off; `--no-flows` leaves it out, for a
  * `--base` from before flows.
  *
+ * The gates are also compared with the Deno relay in its `--parse` shape,
+ * which parses and serialises every line as any gate must (it decides by
+ * what it read, so it cannot pass the bytes on): what is left is the
+ * gate's own work, apart from reading what it forwards.
+ *
  * The same calls over the C relay (issue 21's base) are printed too;
  * without `cc` the Deno relay stands in for the C one, and the output says
  * so. The audited gate shows what writing (and awaiting) the chained audit
@@ -66,13 +71,15 @@ export interface GateBenchOptions {
 
 /**
  * The timed cases: each tool direct, through the C relay (`native`), and
- * through the gate; `echo` also through the Deno relay, an audited gate
- * and a gate that decides it by an argument-pattern template (`mapped`).
+ * through the gate; `echo` also through the Deno relay, the Deno relay that
+ * parses and serialises each line (`parse`), an audited gate and a gate
+ * that decides it by an argument-pattern template (`mapped`).
  */
 export const CASES = [
   "direct-echo",
   "native-echo",
   "relay-echo",
+  "parse-echo",
   "gate-echo",
   "audit-echo",
   "mapped-echo",
@@ -177,6 +184,29 @@ export const AGAINST_BASE: readonly GateTarget[] = [
     gated: "mapped-echo",
   },
   { label: "probed `note`", direct: "base-gate-note", gated: "gate-note" },
+];
+
+/**
+ * The gates over the relay that parses each line: what a gate adds to
+ * reading what it forwards (its decision, ids, promises, the policy's
+ * freshness), apart from the reading itself.
+ */
+export const PARSING_RELAY: readonly GateTarget[] = [
+  {
+    label: "unprobed tool, forwarded",
+    direct: "parse-echo",
+    gated: "gate-echo",
+  },
+  {
+    label: "unprobed tool, decided by a template",
+    direct: "parse-echo",
+    gated: "mapped-echo",
+  },
+  {
+    label: "the parsing relay over the byte relay",
+    direct: "relay-echo",
+    gated: "parse-echo",
+  },
 ];
 
 /** The same calls against a direct one, and the audit line's cost: no targets. */
@@ -530,13 +560,16 @@ export function serverCommand(): string[] {
  * The Deno byte relay (`gate_relay.ts`) in front of the echo server; with
  * `denoIo`, its `--deno-io` shape (Deno.stdin and a Deno.Command child).
  */
-export function relayCommand(options: { denoIo?: boolean } = {}): string[] {
+export function relayCommand(
+  options: { denoIo?: boolean; parse?: boolean } = {},
+): string[] {
   return [
     Deno.execPath(),
     "run",
     "--allow-all",
     `${BENCH_DIR}/gate_relay.ts`,
     ...(options.denoIo === true ? ["--deno-io"] : []),
+    ...(options.parse === true ? ["--parse"] : []),
     ...serverCommand(),
   ];
 }
@@ -703,6 +736,7 @@ export async function measureGateRound(
     direct: serverCommand(),
     native,
     relay: relayCommand(),
+    parse: relayCommand({ parse: true }),
     gate: gateCommand(setup.policy),
     audit: gateCommand(setup.policy, { audit: setup.audit }),
     mapped: gateCommand(setup.mappedPolicy),
@@ -869,6 +903,11 @@ async function main(args: readonly string[]): Promise<void> {
     const cRelay = compareGate(rounds, C_RELAY);
     console.log(`\nThe same calls over the ${cName} (issue 21's base):\n`);
     console.log(renderGate(cRelay, cName));
+    const parsing = compareGate(rounds, PARSING_RELAY);
+    console.log(
+      "\nThe gates over the Deno relay that parses and serialises each line (what any gate pays to read what it forwards):\n",
+    );
+    console.log(renderGate(parsing, "parsing relay"));
     const context = compareGate(rounds, CONTEXT);
     console.log(`\nAgainst a direct call (and the audit's cost):\n`);
     console.log(renderGate(context));
@@ -889,7 +928,16 @@ async function main(args: readonly string[]): Promise<void> {
       await Deno.writeTextFile(
         options.json,
         JSON.stringify(
-          { options, comparisons, based, cRelay, context, floor, rounds },
+          {
+            options,
+            comparisons,
+            based,
+            cRelay,
+            parsing,
+            context,
+            floor,
+            rounds,
+          },
           null,
           2,
         ),

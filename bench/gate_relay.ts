@@ -15,12 +15,15 @@
 import { spawn } from "node:child_process";
 import { fstatSync } from "node:fs";
 import { Socket } from "node:net";
+import type { Readable, Writable } from "node:stream";
 
-const denoIo = Deno.args[0] === "--deno-io";
-const [program, ...args] = denoIo ? Deno.args.slice(1) : Deno.args;
+const mode = Deno.args[0] === "--deno-io" || Deno.args[0] === "--parse"
+  ? Deno.args[0]
+  : "--pipe";
+const [program, ...args] = mode === "--pipe" ? Deno.args : Deno.args.slice(1);
 if (program === undefined) {
   console.error(
-    "Usage: deno run -A gate_relay.ts [--deno-io] <server command...>",
+    "Usage: deno run -A gate_relay.ts [--deno-io | --parse] <server command...>",
   );
   Deno.exit(2);
 }
@@ -38,8 +41,13 @@ async function nodeRelay(): Promise<number> {
   const child = spawn(program, args, { stdio: ["pipe", "pipe", "inherit"] });
   const input = new Socket({ fd: 0, readable: true, writable: false });
   const output = new Socket({ fd: 1, readable: false, writable: true });
-  input.pipe(child.stdin!);
-  child.stdout!.pipe(output);
+  if (mode === "--parse") {
+    reparse(input, child.stdin!);
+    reparse(child.stdout!, output);
+  } else {
+    input.pipe(child.stdin!);
+    child.stdout!.pipe(output);
+  }
   const [code] = await Promise.all([
     new Promise<number>((resolve) =>
       child.once("exit", (status) => resolve(status ?? 1))
@@ -51,6 +59,20 @@ async function nodeRelay(): Promise<number> {
     }),
   ]);
   return code;
+}
+
+/** Copies `from` to `to` line by line, each line parsed and serialised again. */
+function reparse(from: Readable, to: Writable): void {
+  const decoder = new TextDecoder();
+  let rest = "";
+  from.on("data", (chunk: Uint8Array) => {
+    const lines = (rest + decoder.decode(chunk, { stream: true })).split("\n");
+    rest = lines.pop()!;
+    let out = "";
+    for (const line of lines) out += JSON.stringify(JSON.parse(line)) + "\n";
+    if (out !== "") to.write(out);
+  });
+  from.on("end", () => to.end());
 }
 
 async function denoRelay(): Promise<number> {
@@ -87,4 +109,4 @@ async function denoRelay(): Promise<number> {
   return (await child.status).code;
 }
 
-Deno.exit(await (denoIo ? denoRelay() : nodeRelay()));
+Deno.exit(await (mode === "--deno-io" ? denoRelay() : nodeRelay()));
