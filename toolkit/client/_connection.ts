@@ -3,7 +3,9 @@
 // of each request, the server's four lists (every page), fetched again when
 // the server says one changed, and the end of the session (the server
 // exited or closed the connection, or close() was called), after which
-// every request fails with a ServerUnavailable naming why.
+// every request fails with a ServerUnavailable naming why. A connection made
+// to restart starts its server again (a new session) after an end of its
+// own, with the waits of _util/backoff.ts, until close().
 
 import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/types.ts";
 import { ProtocolError, RPC_ERROR } from "../jsonrpc/errors.ts";
@@ -12,6 +14,7 @@ import { errorAnswer } from "../jsonrpc/_error_answer.ts";
 import type { MessageTransport } from "../jsonrpc/_message_channel.ts";
 import { isRecord } from "../_util/json_type.ts";
 import { withResolvers } from "../_util/runtime.ts";
+import { Backoff, formatWait } from "../_util/backoff.ts";
 import type { ServerProcess } from "./_command.ts";
 import type {
   ListName,
@@ -76,6 +79,14 @@ const CAPABILITY_OF: ReadonlyMap<string, string> = new Map(
   [...METHOD_OF].map(([capability, method]) => [method, capability]),
 );
 
+/** What a session runs over: the transport, and the process of a started server. */
+export interface ServerLink {
+  /** The messages to and from the server. */
+  transport: MessageTransport;
+  /** The server's process, when the connection started it. */
+  process?: ServerProcess;
+}
+
 /** A request to a server whose session has ended. */
 export class ServerUnavailable extends Error {
   constructor(message: string) {
@@ -90,8 +101,17 @@ export class ClientConnection implements McpClientConnection {
   mounted = false;
 
   #name: string | undefined;
-  #transport: MessageTransport;
-  #process: ServerProcess | undefined;
+  #link: ServerLink;
+  /** Makes a new link after an end of the session's own; none: the end is final. */
+  #relink: (() => ServerLink) | undefined;
+  #backoff = new Backoff();
+  #restartTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Set by close(): no end restarts the server any more. */
+  #closed = false;
+  /** Whether the first session came up: only an up session's end restarts. */
+  #opened = false;
+  /** Whether a new session's handshake is under way (the old one's end still in force). */
+  #starting = false;
   #timeoutMs: number;
   #pending = new PendingRequests<number>();
   #nextId = 0;
@@ -116,16 +136,16 @@ export class ClientConnection implements McpClientConnection {
   #exitTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
-    transport: MessageTransport,
+    link: ServerLink,
     options: {
       name?: string;
-      process?: ServerProcess;
       timeoutMs: number;
       capabilities?: Record<string, unknown>;
+      relink?: () => ServerLink;
     },
   ) {
-    this.#transport = transport;
-    this.#process = options.process;
+    this.#link = link;
+    this.#relink = options.relink;
     this.#name = options.name;
     this.#timeoutMs = options.timeoutMs;
     this.#capabilities = options.capabilities ?? {};
@@ -183,7 +203,7 @@ export class ClientConnection implements McpClientConnection {
 
   /** The process id of a server the connection started. */
   get pid(): number | undefined {
-    return this.#process?.pid;
+    return this.#link.process?.pid;
   }
 
   get closed(): Promise<void> {
@@ -192,35 +212,42 @@ export class ClientConnection implements McpClientConnection {
 
   /** Starts the session: the handshake, then every list the server offers. */
   async open(): Promise<void> {
-    const transport = this.#transport;
+    await this.#open(this.#link);
+    this.#opened = true;
+    this.#backoff.up();
+  }
+
+  async #open(link: ServerLink): Promise<void> {
+    const { transport, process } = link;
     transport.onmessage = (message, related) => this.#receive(message, related);
     transport.onerror = (error) =>
       console.error(`Server ${JSON.stringify(this.name)}: ${error.message}`);
-    const process = this.#process;
+    const ended = (why: string) => this.#linkEnded(link, why);
     if (process === undefined) {
-      transport.onend = () => this.#end("it closed the connection");
+      transport.onend = () => ended("it closed the connection");
     } else {
       const exited = process.status.then(exitReason);
       // Its stdout ends as it exits: the exit status says why.
       transport.onend = () => {
         const timer = setTimeout(
-          () => this.#end("it closed its stdout"),
+          () => ended("it closed its stdout"),
           EXIT_WAIT_MS,
         );
         exited.then((why) => {
           clearTimeout(timer);
-          this.#end(why);
+          ended(why);
         });
       };
       // What it wrote before it exited is read first; a stdout that another
       // process keeps open does not hold the end back.
       exited.then((why) => {
-        if (this.#why !== undefined) return;
-        this.#exitTimer = setTimeout(() => this.#end(why), EXIT_WAIT_MS);
+        if (link !== this.#link) return;
+        clearTimeout(this.#exitTimer);
+        this.#exitTimer = setTimeout(() => ended(why), EXIT_WAIT_MS);
       });
     }
     await transport.start();
-    const result = await this.request("initialize", {
+    const result = await this.#request("initialize", {
       protocolVersion: CLIENT_PROTOCOL_VERSION,
       capabilities: this.#capabilities,
       clientInfo: CLIENT_INFO,
@@ -250,6 +277,15 @@ export class ClientConnection implements McpClientConnection {
     if (this.#why !== undefined) {
       return Promise.reject(new ServerUnavailable(this.#unavailable()));
     }
+    return this.#request(method, params, options);
+  }
+
+  /** Sends a request on the link as it is: the handshake's while the session starts. */
+  #request(
+    method: string,
+    params: Record<string, unknown>,
+    options: ContextRequestOptions = {},
+  ): Promise<Record<string, unknown>> {
     const { signal, onprogress, timeoutMs } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
     const id = ++this.#nextId;
@@ -347,9 +383,19 @@ export class ClientConnection implements McpClientConnection {
   }
 
   async #shutdown(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#restartTimer);
     this.#end("the connection was closed");
-    await this.#transport.close().catch(() => {});
-    const child = this.#process;
+    // A start under way fails its handshake and stops its own link.
+    this.#pending.failAll(this.#unavailable());
+    this.#ended.resolve();
+    await this.#stop(this.#link);
+  }
+
+  /** Closes `link` and stops its server: its stdin ends, then signals. */
+  async #stop(link: ServerLink): Promise<void> {
+    await link.transport.close().catch(() => {});
+    const child = link.process;
     if (child === undefined) return;
     await child.closeStdin();
     // Its stdin has ended, which ends a stdio server; one that lingers is stopped.
@@ -373,6 +419,14 @@ export class ClientConnection implements McpClientConnection {
     return `Server ${JSON.stringify(this.name)} is not available: ${this.#why}`;
   }
 
+  /** `link` ended: the session, or the start of one under way. */
+  #linkEnded(link: ServerLink, why: string): void {
+    if (link !== this.#link) return;
+    if (this.#why === undefined) this.#end(why);
+    // A start under way: its handshake fails, and the next is scheduled.
+    else this.#pending.failAll(why);
+  }
+
   /** The session is over: requests fail, the lists empty (and say so). */
   #end(why: string): void {
     if (this.#why !== undefined) return;
@@ -388,11 +442,51 @@ export class ClientConnection implements McpClientConnection {
       emptied.push(list);
     }
     for (const list of emptied) this.#changed(list);
-    this.#ended.resolve();
+    if (this.#relink === undefined || this.#closed || !this.#opened) {
+      this.#ended.resolve();
+    } else this.#restartLater(why);
+  }
+
+  /** Schedules the next start of the server, after the backoff's wait. */
+  #restartLater(why: string): void {
+    const wait = this.#backoff.next();
+    this.#why = `${why}; it is started again in ${formatWait(wait)}`;
+    console.error(`Server ${JSON.stringify(this.name)} is down: ${this.#why}`);
+    this.#restartTimer = setTimeout(() => this.#restart(why), wait);
+  }
+
+  /** A new session with the server: up again, or the next start scheduled. */
+  async #restart(lastWhy: string): Promise<void> {
+    await this.#stop(this.#link);
+    if (this.#closed) return;
+    let link: ServerLink;
+    try {
+      link = this.#relink!();
+    } catch (error) {
+      this.#restartLater(`${lastWhy}, and ${messageOf(error)}`);
+      return;
+    }
+    this.#link = link;
+    this.#starting = true;
+    try {
+      await this.#open(link);
+    } catch (error) {
+      if (this.#closed) return;
+      this.#restartLater(`it could not be started again: ${messageOf(error)}`);
+      return;
+    } finally {
+      this.#starting = false;
+    }
+    if (this.#closed) return;
+    this.#why = undefined;
+    this.#backoff.up();
+    for (const list of ["tools", "prompts", "resources"] as const) {
+      if (this.capabilities[list] !== undefined) this.#changed(list);
+    }
   }
 
   #send(message: JsonRpcMessage): Promise<void> {
-    return this.#transport.send(message);
+    return this.#link.transport.send(message);
   }
 
   #notify(method: string, params: Record<string, unknown>): void {
@@ -516,7 +610,7 @@ export class ClientConnection implements McpClientConnection {
         for (let page = 0; page < MAX_PAGES; page++) {
           let result: Record<string, unknown>;
           try {
-            result = await this.request(
+            result = await this.#request(
               method,
               cursor === undefined ? {} : { cursor },
               { timeoutMs: this.#timeoutMs },
@@ -538,7 +632,8 @@ export class ClientConnection implements McpClientConnection {
         return [key, items] as const;
       }),
     );
-    if (this.#why !== undefined) return;
+    // An ended session keeps its lists empty; a new one being started fills them.
+    if (this.#why !== undefined && !this.#starting) return;
     for (const [key, items] of read) this.#lists[key] = items;
   }
 
@@ -552,6 +647,10 @@ export class ClientConnection implements McpClientConnection {
       }
     }
   }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function exitReason(status: Deno.CommandStatus): string {

@@ -10,7 +10,7 @@
 import type { MessageTransport } from "../jsonrpc/_message_channel.ts";
 import { spawnServer } from "./_command.ts";
 import { HttpClientTransport } from "./_http_transport.ts";
-import { ClientConnection } from "./_connection.ts";
+import { ClientConnection, type ServerLink } from "./_connection.ts";
 
 import type { McpClientConnection } from "./types.ts";
 
@@ -103,6 +103,24 @@ export interface ConnectServerOptions {
    * @default {{}}
    */
   capabilities?: ConnectionCapabilities;
+  /**
+   * Whether a session that ends by itself (a `command` server exits or
+   * closes its stdout, a `url` server no longer knows the session) is
+   * started again: the command is run again (a new session for a `url`)
+   * 250 ms later, then after a wait that doubles with each end, up to 30 s,
+   * and starts over at 250 ms after a session that lasted 30 s. Each end
+   * is a line on stderr
+   * (`Server "memory" is down: it exited with code 1; it is started again in 250 ms`).
+   * Meanwhile requests are refused and the lists are empty, as after any
+   * end; once the new session is up its lists are fetched and
+   * {@linkcode McpClientConnection.onListChanged} listeners told, so a
+   * server that mounts the connection lists its tools again. `closed`
+   * resolves only at `close()`. Not for a `transport`, which cannot be
+   * made again.
+   *
+   * @default {false}
+   */
+  restart?: boolean;
 }
 
 /**
@@ -207,6 +225,17 @@ export async function connectServer(
       );
     }
   }
+  const restart = options.restart ?? false;
+  if (typeof restart !== "boolean") {
+    throw new TypeError(
+      `${action}: restart: expected a boolean, got ${typeof restart}`,
+    );
+  }
+  if (restart && transport !== undefined) {
+    throw new TypeError(
+      `${action}: restart needs a command or a url: a transport cannot be made again`,
+    );
+  }
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!(typeof timeoutMs === "number" && timeoutMs > 0)) {
     throw new RangeError(
@@ -215,23 +244,31 @@ export async function connectServer(
   }
   const label = options.name ?? command?.[0] ?? endpoint?.href ??
     "over its transport";
-  let process;
+  // A new link for each session: the command started again, a new HTTP session.
+  const link = (): ServerLink => {
+    if (transport !== undefined) return { transport };
+    if (endpoint !== undefined) {
+      return {
+        transport: new HttpClientTransport(endpoint, { ...options.headers }),
+      };
+    }
+    const process = spawnServer(command!, {
+      env: options.env,
+      cwd: options.cwd,
+    });
+    return { transport: process.transport, process };
+  };
+  let first: ServerLink;
   try {
-    process = command === undefined
-      ? undefined
-      : spawnServer(command, { env: options.env, cwd: options.cwd });
+    first = link();
   } catch (error) {
     throw new Error(`${action} ${label}: ${(error as Error).message}`);
   }
-  const channel = process?.transport ??
-    (endpoint === undefined
-      ? transport!
-      : new HttpClientTransport(endpoint, { ...options.headers }));
-  const connection = new ClientConnection(channel, {
+  const connection = new ClientConnection(first, {
     name: options.name,
-    process,
     timeoutMs,
     capabilities: { ...capabilities },
+    relink: restart ? link : undefined,
   });
   try {
     await connection.open();

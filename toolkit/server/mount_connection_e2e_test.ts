@@ -355,3 +355,64 @@ Deno.test("the official everything server, mounted with elicitation and sampling
     await app.close();
   }
 });
+
+Deno.test("the official memory server, mounted with restart, comes back after SIGKILL while the client keeps calling", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const memory = await connectServer({
+    command: npmServer(MEMORY),
+    env: { MEMORY_FILE_PATH: `${dir}/memory.jsonl` },
+    timeoutMs: START_MS,
+    restart: true,
+  });
+  const files = await connectServer({
+    command: npmServer(FILESYSTEM, dir),
+    timeoutMs: START_MS,
+  });
+  await Deno.writeTextFile(`${dir}/hello.txt`, "hello from disk");
+  const app = createServer({ name: "app", version: "1" });
+  app.mount("memory", memory);
+  app.mount("files", files);
+  const client = await connect(app);
+  try {
+    const created = await client.call("memory_create_entities", {
+      entities: [{ name: "ada", entityType: "person", observations: ["x"] }],
+    });
+    assert.equal(created.isError, undefined, textOf(created));
+    const first = pidOf(memory);
+    const changes = () =>
+      client.notifications.filter((n) =>
+        n.method === "notifications/tools/list_changed"
+      ).length;
+    const before = changes();
+    // The other server is called throughout, and answers every time.
+    let reads = 0;
+    let back = false;
+    const reading = (async () => {
+      while (!back) {
+        const file = await client.call("files_read_text_file", {
+          path: `${dir}/hello.txt`,
+        });
+        assert.equal(textOf(file), "hello from disk");
+        reads++;
+      }
+    })();
+    Deno.kill(first, "SIGKILL");
+    await until("memory's tools gone and back", () => changes() >= before + 2, {
+      timeoutMs: START_MS,
+    });
+    back = true;
+    await reading;
+    assert.ok(reads > 0);
+    const second = pidOf(memory);
+    assert.notEqual(second, first);
+    assert.equal(await running(first), false);
+    // The new process reads the same file: what the first one wrote is there.
+    const graph = await client.call("memory_read_graph", {});
+    assert.equal(graph.isError, undefined, textOf(graph));
+    assert.match(textOf(graph), /"ada"/);
+  } finally {
+    await client.close();
+    await app.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,210 @@
+// connectServer({ restart: true }): a server that ends by itself is
+// started again with its lists, a mounting server lists its tools again,
+// one that cannot come back is tried again with longer waits until
+// close(), and without the option an end is final.
+
+import assert from "node:assert/strict";
+import { connectServer } from "./connect_server.ts";
+import type { ClientConnection } from "./_connection.ts";
+import type { McpClientConnection } from "./types.ts";
+import { messageChannel } from "../jsonrpc/_message_channel.ts";
+import { createServer } from "../server/server.ts";
+import { connect } from "../testing/testing.ts";
+import { until } from "../testing/_until.ts";
+import { BACKOFF_FIRST_MS } from "../_util/backoff.ts";
+
+const SERVER = new URL("./testdata/exiting_server.ts", import.meta.url)
+  .pathname;
+const COMMAND = [Deno.execPath(), "run", "-A", "--quiet", SERVER];
+
+/** The server's starts so far: pid and time of each. */
+async function startsIn(file: string): Promise<{ pid: number; at: number }[]> {
+  const text = await Deno.readTextFile(file).catch(() => "");
+  return text.trim().split("\n").filter((line) => line !== "").map((line) => {
+    const [pid, at] = line.split(" ").map(Number);
+    return { pid, at };
+  });
+}
+
+function pidOf(connection: McpClientConnection): number {
+  return (connection as ClientConnection).pid!;
+}
+
+/** Resolves with each list named as listeners are told, `count` of them. */
+function listChanges(
+  connection: McpClientConnection,
+  count: number,
+): Promise<string[]> {
+  const seen: string[] = [];
+  return new Promise((resolve) => {
+    const stop = connection.onListChanged((list) => {
+      seen.push(list);
+      if (seen.length === count) {
+        stop();
+        resolve(seen);
+      }
+    });
+  });
+}
+
+async function textOf(
+  connection: McpClientConnection,
+  name: string,
+): Promise<string> {
+  const result = await connection.request("tools/call", {
+    name,
+    arguments: {},
+  });
+  return (result.content as { text: string }[])[0].text;
+}
+
+Deno.test("connectServer({ restart: true }) starts a server that exited again, with its tools", async () => {
+  const dir = await Deno.makeTempDir();
+  const starts = `${dir}/starts`;
+  const connection = await connectServer({
+    command: COMMAND,
+    env: { STARTS: starts },
+    restart: true,
+  });
+  try {
+    const first = pidOf(connection);
+    assert.equal(await textOf(connection, "hello"), `hello from ${first}`);
+    // Emptied at the end, filled again once the new session is up.
+    const changes = listChanges(connection, 2);
+    await assert.rejects(
+      textOf(connection, "exit"),
+      /Server "exiting" is not available: it exited with code 3/,
+    );
+    await assert.rejects(
+      textOf(connection, "hello"),
+      /it exited with code 3; it is started again in 250 ms/,
+    );
+    assert.deepEqual(await changes, ["tools", "tools"]);
+    assert.deepEqual(
+      connection.tools.map((tool) => tool.name).sort(),
+      ["exit", "hello"],
+    );
+    const second = pidOf(connection);
+    assert.notEqual(second, first);
+    assert.equal(await textOf(connection, "hello"), `hello from ${second}`);
+    assert.deepEqual((await startsIn(starts)).map((s) => s.pid), [
+      first,
+      second,
+    ]);
+  } finally {
+    await connection.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("connectServer({ restart: true }) waits longer after each failed start, until close()", async () => {
+  const dir = await Deno.makeTempDir();
+  const starts = `${dir}/starts`;
+  const refuse = `${dir}/refuse`;
+  const connection = await connectServer({
+    command: COMMAND,
+    env: { STARTS: starts, REFUSE: refuse },
+    restart: true,
+  });
+  let closed = false;
+  connection.closed.then(() => closed = true);
+  try {
+    await Deno.writeTextFile(refuse, "");
+    await assert.rejects(textOf(connection, "exit"), /exited with code 3/);
+    // The first start and four that exit at once (code 4).
+    await until(
+      "four starts again",
+      async () => (await startsIn(starts)).length >= 5,
+      { timeoutMs: 20_000 },
+    );
+    const at = (await startsIn(starts)).map((s) => s.at);
+    const waits = at.slice(1).map((time, i) => time - at[i]);
+    // 500, then 1000 ms at least between an end and the next start (the
+    // first wait, 250 ms, comes after the call that ended it).
+    for (const [i, wait] of waits.slice(1).entries()) {
+      assert.ok(
+        wait >= BACKOFF_FIRST_MS * 2 ** (i + 1),
+        `wait ${i + 2} was ${wait} ms: ${waits.join(", ")}`,
+      );
+    }
+    await assert.rejects(
+      textOf(connection, "hello"),
+      /it could not be started again: .*; it is started again in \d+ (ms|s)/,
+    );
+    assert.equal(closed, false, "closed resolves only at close()");
+  } finally {
+    // The test's timer sanitizer fails it if a start stays scheduled.
+    await connection.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+  assert.equal(closed, true);
+});
+
+Deno.test("connectServer() without restart ends for good when the server exits", async () => {
+  const dir = await Deno.makeTempDir();
+  const starts = `${dir}/starts`;
+  const connection = await connectServer({
+    command: COMMAND,
+    env: { STARTS: starts },
+  });
+  try {
+    await assert.rejects(textOf(connection, "exit"), /exited with code 3/);
+    await connection.closed;
+    assert.deepEqual(connection.tools, []);
+    await assert.rejects(textOf(connection, "hello"), /exited with code 3$/);
+    assert.equal((await startsIn(starts)).length, 1);
+  } finally {
+    await connection.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("connectServer() refuses restart for a transport and a restart that is not a boolean", async () => {
+  const [ours] = messageChannel();
+  await assert.rejects(
+    connectServer({ transport: ours, restart: true }),
+    TypeError,
+    "restart needs a command or a url: a transport cannot be made again",
+  );
+  await assert.rejects(
+    connectServer({
+      command: COMMAND,
+      restart: "yes" as unknown as boolean,
+    }),
+    TypeError,
+    "restart: expected a boolean, got string",
+  );
+});
+
+Deno.test("a server mounting a restarting connection lists its tools again once it is back", async () => {
+  const connection = await connectServer({ command: COMMAND, restart: true });
+  const app = createServer({ name: "app", version: "1" });
+  app.mount("x", connection);
+  const client = await connect(app);
+  try {
+    const names = async () =>
+      ((await client.request("tools/list")) as { tools: { name: string }[] })
+        .tools.map((tool) => tool.name).sort();
+    assert.deepEqual(await names(), ["x_exit", "x_hello"]);
+    const before = client.notifications.length;
+    const changed = () =>
+      client.notifications.slice(before).filter((n) =>
+        n.method === "notifications/tools/list_changed"
+      ).length;
+    const result = await client.call("x_exit", {});
+    assert.equal(result.isError, true);
+    await until("the tools gone and back", () => changed() >= 2, {
+      timeoutMs: 20_000,
+    });
+    assert.deepEqual(await names(), ["x_exit", "x_hello"]);
+    const hello = await client.call("x_hello", {});
+    assert.equal(hello.isError, undefined);
+    assert.match(
+      (hello.content as { text: string }[])[0].text,
+      new RegExp(`hello from ${pidOf(connection)}`),
+    );
+  } finally {
+    await client.close();
+    await connection.close();
+  }
+});
