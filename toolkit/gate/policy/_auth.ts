@@ -11,6 +11,7 @@ import { isRecord, typeName } from "../../_util/json_type.ts";
 import { secureUrlOf } from "../../_util/secure_url.ts";
 import { MappingError } from "./_tool_mapping.ts";
 import { parseScopeList } from "./_scopes.ts";
+import { listWords } from "../../patterns/_messages.ts";
 
 /**
  * The checked `auth:` of a policy file: the OAuth resource server in front
@@ -67,9 +68,7 @@ export function parseAuth(value: unknown): GateAuth {
   for (const key of Object.keys(value)) {
     if (!AUTH_KEYS.includes(key)) {
       throw new MappingError(
-        `unknown key: expected ${AUTH_KEYS.slice(0, -1).join(", ")} or ${
-          AUTH_KEYS.at(-1)
-        }`,
+        `unknown key: expected ${listWords(AUTH_KEYS)}`,
         [...path, key],
       );
     }

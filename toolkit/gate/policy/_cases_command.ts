@@ -22,6 +22,7 @@ import {
   OfflineSession,
   serverNames,
 } from "./_offline.ts";
+import { listWords } from "../../patterns/_messages.ts";
 
 /** The usage of the test subcommand. */
 export const CASES_USAGE = "Usage: gate test CASES --policy FILE";
@@ -221,9 +222,7 @@ function checkCases(
     for (const key of Object.keys(object)) {
       if (!CASE_KEYS.includes(key)) {
         throw new CaseError(
-          `unknown key: expected ${
-            CASE_KEYS.slice(0, -1).join(", ")
-          } or expect`,
+          `unknown key: expected ${listWords(CASE_KEYS)}`,
           [...path, key],
         );
       }

@@ -7,6 +7,7 @@
 import type { AuthInfo } from "../../jsonrpc/types.ts";
 import { isRecord, typeName } from "../../_util/json_type.ts";
 import { checkedList, MappingError } from "./_tool_mapping.ts";
+import { listWords } from "../../patterns/_messages.ts";
 
 /**
  * The claims of a caller's verified token that the policy matches on.
@@ -188,9 +189,7 @@ export function parseMatch(
   for (const [key, list] of Object.entries(value)) {
     if (!keys.includes(key)) {
       throw new MappingError(
-        `unknown key: expected ${keys.slice(0, -1).join(", ")} or ${
-          keys.at(-1)
-        }`,
+        `unknown key: expected ${listWords(keys)}`,
         [...path, key],
       );
     }

@@ -25,6 +25,7 @@ import {
 import { MappingError } from "./_tool_mapping.ts";
 import { ENTRY_POLICY_KEYS } from "./_servers.ts";
 import { type GateFlow, parseFlows } from "./_flows.ts";
+import { listWords } from "../../patterns/_messages.ts";
 
 /**
  * One checked entry of `principals:`: which callers it is for. Its rules
@@ -300,9 +301,7 @@ export function parseApprovers(value: unknown): GateApprovers {
   for (const key of isRecord(value) ? Object.keys(value) : []) {
     if (!APPROVER_KEYS.includes(key)) {
       throw new MappingError(
-        `unknown key: expected ${APPROVER_KEYS.slice(0, -1).join(", ")} or ${
-          APPROVER_KEYS.at(-1)
-        }`,
+        `unknown key: expected ${listWords(APPROVER_KEYS)}`,
         ["approvers", key],
       );
     }

@@ -32,6 +32,7 @@ import {
 } from "./_principals.ts";
 import { parseToolScopes } from "./_scopes.ts";
 import { parseListen } from "./_listen.ts";
+import { listWords } from "../../patterns/_messages.ts";
 
 export type { GateFlow } from "./_flows.ts";
 
@@ -292,9 +293,9 @@ export function parseGatePolicy(value: unknown): GatePolicy {
     if (!KEYS.includes(key)) {
       const near = KEYS.find((known) => closeTo(key, known));
       throw new GatePolicyError(
-        `unknown key: expected ${KEYS.slice(0, -1).join(", ")} or ${
-          KEYS.at(-1)
-        }${near === undefined ? "" : ` (did you mean "${near}"?)`}`,
+        `unknown key: expected ${listWords(KEYS)}${
+          near === undefined ? "" : ` (did you mean "${near}"?)`
+        }`,
         [key],
       );
     }
