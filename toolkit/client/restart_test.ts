@@ -208,3 +208,37 @@ Deno.test("a server mounting a restarting connection lists its tools again once 
     await connection.close();
   }
 });
+
+Deno.test("close() while a restarted server is starting leaves no process behind", async () => {
+  const dir = await Deno.makeTempDir();
+  const starts = `${dir}/starts`;
+  const connection = await connectServer({
+    command: COMMAND,
+    env: { STARTS: starts },
+    restart: true,
+  });
+  try {
+    await assert.rejects(textOf(connection, "exit"), /exited with code 3/);
+    // The new process has started: its handshake may be under way.
+    await until(
+      "the second start",
+      async () => (await startsIn(starts)).length === 2,
+      { timeoutMs: 10_000 },
+    );
+    const [, second] = await startsIn(starts);
+    await connection.close();
+    await connection.closed;
+    const gone = await Deno.stat(`/proc/${second.pid}`).then(
+      () => false,
+      () => true,
+    );
+    assert.ok(gone, `the restarted server ${second.pid} has exited`);
+    await assert.rejects(
+      textOf(connection, "hello"),
+      /the connection was closed|it exited/,
+    );
+  } finally {
+    await connection.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
