@@ -17,6 +17,35 @@ const SERVER = new URL("./testdata/exiting_server.ts", import.meta.url)
   .pathname;
 const COMMAND = [Deno.execPath(), "run", "-A", "--quiet", SERVER];
 
+/** A connection to the exiting server, its start log, and a path that makes its starts fail once written. */
+async function exitingServer(
+  options: { restart?: boolean } = {},
+): Promise<
+  AsyncDisposable & {
+    connection: McpClientConnection;
+    starts: string;
+    refuse: string;
+  }
+> {
+  const dir = await Deno.makeTempDir();
+  const starts = `${dir}/starts`;
+  const refuse = `${dir}/refuse`;
+  const connection = await connectServer({
+    command: COMMAND,
+    env: { STARTS: starts, REFUSE: refuse },
+    restart: options.restart,
+  });
+  return {
+    connection,
+    starts,
+    refuse,
+    async [Symbol.asyncDispose]() {
+      await connection.close();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
 /** The server's starts so far: pid and time of each. */
 async function startsIn(file: string): Promise<{ pid: number; at: number }[]> {
   const text = await Deno.readTextFile(file).catch(() => "");
@@ -59,65 +88,49 @@ async function textOf(
 }
 
 Deno.test("connectServer({ restart: true }) starts a server that exited again, with its tools", async () => {
-  const dir = await Deno.makeTempDir();
-  const starts = `${dir}/starts`;
-  const connection = await connectServer({
-    command: COMMAND,
-    env: { STARTS: starts },
-    restart: true,
-  });
-  try {
-    const first = pidOf(connection);
-    assert.equal(await textOf(connection, "hello"), `hello from ${first}`);
-    // Emptied at the end, filled again once the new session is up.
-    const changes = listChanges(connection, 2);
-    await assert.rejects(
-      textOf(connection, "exit"),
-      /Server "exiting" is not available: it exited with code 3/,
-    );
-    await assert.rejects(
-      textOf(connection, "hello"),
-      /it exited with code 3; it is started again in 250 ms/,
-    );
-    assert.deepEqual(await changes, ["tools", "tools"]);
-    assert.deepEqual(
-      connection.tools.map((tool) => tool.name).sort(),
-      ["exit", "hello"],
-    );
-    const second = pidOf(connection);
-    assert.notEqual(second, first);
-    assert.equal(await textOf(connection, "hello"), `hello from ${second}`);
-    assert.deepEqual((await startsIn(starts)).map((s) => s.pid), [
-      first,
-      second,
-    ]);
-  } finally {
-    await connection.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+  await using server = await exitingServer({ restart: true });
+  const { connection } = server;
+  const first = pidOf(connection);
+  assert.equal(await textOf(connection, "hello"), `hello from ${first}`);
+  // Emptied at the end, filled again once the new session is up.
+  const changes = listChanges(connection, 2);
+  await assert.rejects(
+    textOf(connection, "exit"),
+    /Server "exiting" is not available: it exited with code 3/,
+  );
+  await assert.rejects(
+    textOf(connection, "hello"),
+    /it exited with code 3; it is started again in 250 ms/,
+  );
+  assert.deepEqual(await changes, ["tools", "tools"]);
+  assert.deepEqual(
+    connection.tools.map((tool) => tool.name).sort(),
+    ["exit", "hello"],
+  );
+  const second = pidOf(connection);
+  assert.notEqual(second, first);
+  assert.equal(await textOf(connection, "hello"), `hello from ${second}`);
+  assert.deepEqual((await startsIn(server.starts)).map((s) => s.pid), [
+    first,
+    second,
+  ]);
 });
 
 Deno.test("connectServer({ restart: true }) waits longer after each failed start, until close()", async () => {
-  const dir = await Deno.makeTempDir();
-  const starts = `${dir}/starts`;
-  const refuse = `${dir}/refuse`;
-  const connection = await connectServer({
-    command: COMMAND,
-    env: { STARTS: starts, REFUSE: refuse },
-    restart: true,
-  });
   let closed = false;
-  connection.closed.then(() => closed = true);
-  try {
-    await Deno.writeTextFile(refuse, "");
+  {
+    await using server = await exitingServer({ restart: true });
+    const { connection } = server;
+    connection.closed.then(() => closed = true);
+    await Deno.writeTextFile(server.refuse, "");
     await assert.rejects(textOf(connection, "exit"), /exited with code 3/);
-    // The first start and four that exit at once (code 4).
+    // The first start and three that exit at once (code 4).
     await until(
-      "four starts again",
-      async () => (await startsIn(starts)).length >= 5,
+      "three starts again",
+      async () => (await startsIn(server.starts)).length >= 4,
       { timeoutMs: 20_000 },
     );
-    const at = (await startsIn(starts)).map((s) => s.at);
+    const at = (await startsIn(server.starts)).map((s) => s.at);
     const waits = at.slice(1).map((time, i) => time - at[i]);
     // 500, then 1000 ms at least between an end and the next start (the
     // first wait, 250 ms, comes after the call that ended it).
@@ -132,31 +145,20 @@ Deno.test("connectServer({ restart: true }) waits longer after each failed start
       /it could not be started again: .*; it is started again in \d+ (ms|s)/,
     );
     assert.equal(closed, false, "closed resolves only at close()");
-  } finally {
-    // The test's timer sanitizer fails it if a start stays scheduled.
-    await connection.close();
-    await Deno.remove(dir, { recursive: true });
+    // Disposed here: the test's timer sanitizer fails it if a start stays
+    // scheduled after close().
   }
   assert.equal(closed, true);
 });
 
 Deno.test("connectServer() without restart ends for good when the server exits", async () => {
-  const dir = await Deno.makeTempDir();
-  const starts = `${dir}/starts`;
-  const connection = await connectServer({
-    command: COMMAND,
-    env: { STARTS: starts },
-  });
-  try {
-    await assert.rejects(textOf(connection, "exit"), /exited with code 3/);
-    await connection.closed;
-    assert.deepEqual(connection.tools, []);
-    await assert.rejects(textOf(connection, "hello"), /exited with code 3$/);
-    assert.equal((await startsIn(starts)).length, 1);
-  } finally {
-    await connection.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+  await using server = await exitingServer();
+  const { connection } = server;
+  await assert.rejects(textOf(connection, "exit"), /exited with code 3/);
+  await connection.closed;
+  assert.deepEqual(connection.tools, []);
+  await assert.rejects(textOf(connection, "hello"), /exited with code 3$/);
+  assert.equal((await startsIn(server.starts)).length, 1);
 });
 
 Deno.test("connectServer() refuses restart for a transport and a restart that is not a boolean", async () => {
@@ -177,7 +179,8 @@ Deno.test("connectServer() refuses restart for a transport and a restart that is
 });
 
 Deno.test("a server mounting a restarting connection lists its tools again once it is back", async () => {
-  const connection = await connectServer({ command: COMMAND, restart: true });
+  await using server = await exitingServer({ restart: true });
+  const { connection } = server;
   const app = createServer({ name: "app", version: "1" });
   app.mount("x", connection);
   const client = await connect(app);
@@ -205,40 +208,29 @@ Deno.test("a server mounting a restarting connection lists its tools again once 
     );
   } finally {
     await client.close();
-    await connection.close();
   }
 });
 
 Deno.test("close() while a restarted server is starting leaves no process behind", async () => {
-  const dir = await Deno.makeTempDir();
-  const starts = `${dir}/starts`;
-  const connection = await connectServer({
-    command: COMMAND,
-    env: { STARTS: starts },
-    restart: true,
-  });
-  try {
-    await assert.rejects(textOf(connection, "exit"), /exited with code 3/);
-    // The new process has started: its handshake may be under way.
-    await until(
-      "the second start",
-      async () => (await startsIn(starts)).length === 2,
-      { timeoutMs: 10_000 },
-    );
-    const [, second] = await startsIn(starts);
-    await connection.close();
-    await connection.closed;
-    const gone = await Deno.stat(`/proc/${second.pid}`).then(
-      () => false,
-      () => true,
-    );
-    assert.ok(gone, `the restarted server ${second.pid} has exited`);
-    await assert.rejects(
-      textOf(connection, "hello"),
-      /the connection was closed|it exited/,
-    );
-  } finally {
-    await connection.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+  await using server = await exitingServer({ restart: true });
+  const { connection } = server;
+  await assert.rejects(textOf(connection, "exit"), /exited with code 3/);
+  // The new process has started: its handshake may be under way.
+  await until(
+    "the second start",
+    async () => (await startsIn(server.starts)).length === 2,
+    { timeoutMs: 10_000 },
+  );
+  const [, second] = await startsIn(server.starts);
+  await connection.close();
+  await connection.closed;
+  const gone = await Deno.stat(`/proc/${second.pid}`).then(
+    () => false,
+    () => true,
+  );
+  assert.ok(gone, `the restarted server ${second.pid} has exited`);
+  await assert.rejects(
+    textOf(connection, "hello"),
+    /the connection was closed|it exited/,
+  );
 });
