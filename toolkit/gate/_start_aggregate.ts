@@ -32,6 +32,9 @@ import type { CallerApprovals } from "./_approval_routes.ts";
 /** How long a server may take to answer the host's initialize before it counts as down. */
 export const START_TIMEOUT_MS = 10_000;
 
+/** How long a server that is up may take to answer a ping before it counts as hung. */
+export const PING_TIMEOUT_MS = 10_000;
+
 /** What the aggregate's servers share. */
 export interface AggregateStart {
   source: PolicySource;
@@ -65,6 +68,8 @@ export interface AggregateStart {
   rememberedStore?: RememberedStore;
   /** How long a server may take to answer initialize. */
   startTimeoutMs?: number;
+  /** How long a server that is up may take to answer a ping. */
+  pingTimeoutMs?: number;
   /**
    * The caller the aggregate serves, identified by its token (`auth:`):
    * each server's gate decides by the caller's view of its entry and
@@ -114,6 +119,7 @@ export async function startAggregate(
     filled.map(({ server, headers, env }) => ({
       name: server.name,
       prefix: server.prefix,
+      pingIntervalMs: server.ping * 1000,
       start: async (host) => {
         const said = (line: string) => log(`server "${server.name}": ${line}`);
         const sink = audit === undefined
@@ -187,6 +193,7 @@ export async function startAggregate(
       writable: options.writable,
       host: options.host,
       startTimeoutMs: options.startTimeoutMs ?? START_TIMEOUT_MS,
+      pingTimeoutMs: options.pingTimeoutMs ?? PING_TIMEOUT_MS,
       ended: options.closeShared === false ? undefined : async () => {
         await source.close().catch(() => {});
         await audit?.close();

@@ -1,7 +1,8 @@
 // The gate of many servers as the issue's host runs it: gate/main.ts with
 // a policy naming three real servers (the official filesystem server with
 // its preset, hello-tool, and examples/everything over Streamable HTTP by
-// URL), one of them killed mid-session; and flows across two servers.
+// URL), one of them killed mid-session; one stopped (SIGSTOP), found by
+// its missed ping; and flows across two servers.
 
 import assert from "node:assert/strict";
 import {
@@ -13,11 +14,14 @@ import {
   textOf,
 } from "./testdata/gate_process.ts";
 import { httpServer } from "./testdata/http_server.ts";
+import { until } from "../testing/_until.ts";
 
 const FILESYSTEM = "npm:@modelcontextprotocol/server-filesystem@2026.8.31";
 const EVERYTHING = new URL("../../examples/everything/main.ts", import.meta.url)
   .pathname;
 const FAKE = new URL("./testdata/fake_server.ts", import.meta.url).pathname;
+const HANGING = new URL("./testdata/hanging_server.ts", import.meta.url)
+  .pathname;
 
 /** The process under the gate (at any depth) whose command line holds `marker`. */
 async function processWith(
@@ -221,6 +225,117 @@ flows:
       },
     );
   } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** Whether process `pid` has ended (gone, or a zombie not yet reaped). */
+async function ended(pid: number): Promise<boolean> {
+  try {
+    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return true;
+  }
+}
+
+Deno.test("a stopped filesystem server misses its ping and comes back, while the other server answers every call", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const work = `${dir}/work`;
+  await Deno.mkdir(work);
+  await Deno.writeTextFile(`${work}/a.txt`, "from the files server");
+  const policy = `${dir}/gate.yaml`;
+  await Deno.writeTextFile(
+    policy,
+    `
+allow: ["read:**"]
+unprobed: allow
+servers:
+  files:
+    command: ["deno", "run", "-A", "--no-lock", "--quiet", "${FILESYSTEM}", "${work}"]
+    presets: [filesystem]
+    roots: ["${work}"]
+    ping: 0.5
+  notes:
+    command: ["${Deno.execPath()}", "run", "--allow-env", "--allow-write", "${HANGING}"]
+    env: { HANGING_LABEL: notes, HANGING_LOG: "${dir}/notes.log" }
+    ping: 0.2
+`,
+  );
+  await using gate = await startGateProcess(["--policy", policy], []);
+  let stopped: number | undefined;
+  const read = () =>
+    callTool(gate, "files_read_text_file", { path: `${work}/a.txt` });
+  try {
+    assert.equal(textOf(await read()), "from the files server");
+    stopped = await processWith(gate.pid, FILESYSTEM);
+    assert.ok(
+      stopped !== undefined,
+      "the filesystem server runs under the gate",
+    );
+    const changed = (m: Message) =>
+      m.method === "notifications/tools/list_changed";
+    const changes = () => gate.messages.filter(changed).length;
+    const before = changes();
+    Deno.kill(stopped, "SIGSTOP");
+    // A read sent to the stopped server waits for it.
+    await gate.sendMessage({
+      jsonrpc: "2.0",
+      id: "stuck",
+      method: "tools/call",
+      params: {
+        name: "files_read_text_file",
+        arguments: { path: `${work}/a.txt` },
+      },
+    });
+    // The host calls notes after each of its pings until it hears files go
+    // (the default pingTimeoutMs, 10 s, after the ping files missed).
+    let ping = gate.messages.filter((m) =>
+      String(m.params?.data).startsWith("notes ping ")
+    ).length;
+    let calls = 0;
+    while (changes() === before) {
+      const since = gate.messages.length;
+      const echo = await callTool(gate, "notes_echo");
+      assert.equal(textOf(echo), "notes echo");
+      calls++;
+      ping++;
+      await gate.next(
+        (m) =>
+          changed(m) || m.params?.data === `notes ping ${ping}`,
+        { since, timeoutMs: 20_000 },
+      );
+    }
+    assert.ok(calls > 1, `${calls} calls`);
+    const stuck = await gate.response("stuck");
+    assert.equal(stuck.result?.isError, true, JSON.stringify(stuck));
+    assert.match(
+      textOf(stuck),
+      /^Server "files" is not available: it did not answer a ping within 10 s; the gate starts it again in 250 ms$/,
+    );
+    assert.match(
+      gate.stderr,
+      /server "files" is down: it did not answer a ping within 10 s; the gate starts it again in 250 ms/,
+    );
+    // Back once the host hears the second change: a new process, and the
+    // stopped one killed.
+    await gate.next(() => changes() >= before + 2, { timeoutMs: 60_000 });
+    assert.equal(textOf(await read()), "from the files server");
+    await until("the stopped server's end", () => ended(stopped!), {
+      timeoutMs: 20_000,
+    });
+    const again = await processWith(gate.pid, FILESYSTEM);
+    assert.ok(again !== undefined && again !== stopped);
+    assert.equal(textOf(await callTool(gate, "notes_echo")), "notes echo");
+  } finally {
+    if (stopped !== undefined) {
+      try {
+        Deno.kill(stopped, "SIGCONT");
+      } catch {
+        // It was killed.
+      }
+    }
+    await gate.close();
     await Deno.remove(dir, { recursive: true });
   }
 });

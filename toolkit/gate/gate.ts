@@ -191,6 +191,15 @@ export interface GateOptions {
    */
   startTimeoutMs?: number;
   /**
+   * In a gate of many servers, how long a server that is up may take to
+   * answer the gate's `ping` (sent every `ping` seconds of its entry): one
+   * that does not hangs, and is stopped and started again later, while the
+   * others serve.
+   *
+   * @default {10000}
+   */
+  pingTimeoutMs?: number;
+  /**
    * Traces every request the gate relays through `@opentelemetry/api`, as
    * `otel()` traces a server's: a span per request, with the decision on
    * a call and its probe, approval and forwarded call as child spans, and
@@ -390,6 +399,14 @@ export async function startGate(
   ) {
     throw new RangeError(
       `Cannot start the gate: startTimeoutMs must be a number of milliseconds > 0, got ${options.startTimeoutMs}`,
+    );
+  }
+  if (
+    options.pingTimeoutMs !== undefined &&
+    !(Number.isFinite(options.pingTimeoutMs) && options.pingTimeoutMs > 0)
+  ) {
+    throw new RangeError(
+      `Cannot start the gate: pingTimeoutMs must be a number of milliseconds > 0, got ${options.pingTimeoutMs}`,
     );
   }
   if (
@@ -609,6 +626,7 @@ export async function startGate(
     if (servers !== undefined) {
       return await startAggregate(servers, {
         startTimeoutMs: options.startTimeoutMs,
+        pingTimeoutMs: options.pingTimeoutMs,
         source,
         audit,
         log,

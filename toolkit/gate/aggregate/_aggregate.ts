@@ -50,6 +50,8 @@ const OWN_ID_PREFIX = "forge-gate:s";
 export interface AggregateServer {
   name: string;
   prefix: string;
+  /** How long to wait after an answered ping before the next one; 0: never ping. */
+  pingIntervalMs: number;
   /** Starts the server behind a gate of its own, its host side `host`. */
   start(host: MessageTransport): Promise<MemberGate>;
 }
@@ -66,6 +68,8 @@ export interface AggregateOptions {
   host?: MessageTransport;
   /** How long a server may take to answer `initialize`. */
   startTimeoutMs: number;
+  /** How long a server that is up may take to answer a ping before it counts as hung. */
+  pingTimeoutMs: number;
   /** Called once the gate has ended (closes what the servers share). */
   ended?: () => Promise<void>;
 }
@@ -112,6 +116,8 @@ export class Aggregate {
         hostInit: () => this.#hostInit,
         log: options.log,
         startTimeoutMs: options.startTimeoutMs,
+        pingIntervalMs: server.pingIntervalMs,
+        pingTimeoutMs: options.pingTimeoutMs,
         request: (member, message) => this.#serverRequest(member, message),
         notification: (member, message) =>
           this.#serverNotification(member, message),

@@ -4,7 +4,9 @@
 // start, dies or does not answer its initialize goes down alone: the
 // aggregate is told, its requests fail, and it is started again after a
 // delay that doubles with each failure (up to BACKOFF_MAX_MS) and starts
-// over once it has stayed up.
+// over once it has stayed up. A member that is up is pinged (the MCP ping
+// utility): one that hangs once up (deadlocked, stopped) answers no ping
+// and goes down as if it had exited.
 
 import type { JsonRpcId, JsonRpcMessage } from "../../jsonrpc/mod.ts";
 import {
@@ -12,6 +14,7 @@ import {
   type MessageTransport,
 } from "../../jsonrpc/_message_channel.ts";
 import { messageOf } from "../_log.ts";
+import { unrefTimer } from "../../_util/runtime.ts";
 
 /** The first wait before a server is started again. */
 export const BACKOFF_FIRST_MS = 250;
@@ -38,6 +41,10 @@ export interface MemberOptions {
   log(line: string): void;
   /** How long a server may take to answer `initialize`. */
   startTimeoutMs: number;
+  /** How long to wait after an answered ping before the next one; 0: never ping. */
+  pingIntervalMs: number;
+  /** How long a server may take to answer a ping before it counts as hung. */
+  pingTimeoutMs: number;
   /** A request of the server's (or its gate's) for the host. */
   request(member: Member, message: ServerRequest): void;
   /** A notification of the server's for the host. */
@@ -101,6 +108,8 @@ export class Member {
   #failures = 0;
   #upSince = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** The wait for the next ping, or for the answer to the last one. */
+  #pingTimer: ReturnType<typeof setTimeout> | undefined;
   #ready = Promise.withResolvers<void>();
 
   constructor(
@@ -182,6 +191,7 @@ export class Member {
     this.#upSince = performance.now();
     this.#why = "";
     this.#ready.resolve();
+    this.#schedulePing(gate);
     this.#options.changed(this);
   }
 
@@ -283,6 +293,7 @@ export class Member {
     this.#state = "closed";
     this.#why = "the gate is shutting down";
     clearTimeout(this.#timer);
+    clearTimeout(this.#pingTimer);
     this.#failWaiting();
     this.#ready.resolve();
     await this.#gate?.close();
@@ -308,6 +319,7 @@ export class Member {
     this.#why = why;
     this.#gate = undefined;
     this.#end = undefined;
+    clearTimeout(this.#pingTimer);
     this.#failWaiting();
     this.#ready.resolve();
     if (wasUp && performance.now() - this.#upSince >= STABLE_MS) {
@@ -318,9 +330,7 @@ export class Member {
       BACKOFF_MAX_MS,
     );
     this.#failures++;
-    this.#why = `${why}; the gate starts it again in ${
-      delay >= 1000 ? `${delay / 1000} s` : `${delay} ms`
-    }`;
+    this.#why = `${why}; the gate starts it again in ${duration(delay)}`;
     this.#options.log(`server "${this.name}" is down: ${this.#why}`);
     this.#options.changed(this, this.#why);
     this.#timer = setTimeout(() => {
@@ -332,6 +342,37 @@ export class Member {
     }, delay);
   }
 
+  /**
+   * Pings the member `gate` stands for after the interval, and again after
+   * each answer (a result or an error: either says it reads its input); no
+   * answer within the timeout takes it down. Pings do not overlap, and the
+   * timers keep no process alive.
+   */
+  #schedulePing(gate: MemberGate): void {
+    const { pingIntervalMs, pingTimeoutMs } = this.#options;
+    if (pingIntervalMs <= 0) return;
+    const current = () => this.#gate === gate && this.#state === "up";
+    this.#pingTimer = setTimeout(() => {
+      if (!current()) return;
+      this.#pingTimer = setTimeout(() => {
+        if (current()) {
+          this.fail(
+            `it did not answer a ping within ${duration(pingTimeoutMs)}`,
+          );
+        }
+      }, pingTimeoutMs);
+      unrefTimer(this.#pingTimer);
+      this.request("ping", undefined).then(() => {
+        if (!current()) return;
+        clearTimeout(this.#pingTimer);
+        this.#schedulePing(gate);
+      }, () => {
+        // Down before it answered: #down cleared the timer.
+      });
+    }, pingIntervalMs);
+    unrefTimer(this.#pingTimer);
+  }
+
   #failWaiting(): void {
     const waiting = [...this.#waiting.values()];
     this.#waiting.clear();
@@ -339,4 +380,9 @@ export class Member {
       reject(new MemberDown(this.downMessage()));
     }
   }
+}
+
+/** `250 ms`, `10 s`, `1.5 s`. */
+function duration(ms: number): string {
+  return ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`;
 }

@@ -1,6 +1,7 @@
 // Internal: `servers:` in a policy file, the gate of many servers. Each
 // entry says how its server is reached (`command`, or `url` with
-// `headers`), what the server is given (`env`), its name prefix, and any
+// `headers`), what the server is given (`env`), its name prefix, how often
+// the gate pings it (`ping`), and any
 // key a one-server policy takes; its `allow`, `ask` and `deny` add to the
 // top-level rules, and its other keys stand in for the top level's. Each
 // entry is checked as the policy its server's calls are decided by, so a
@@ -27,18 +28,23 @@ export interface ServerEntry<P> {
   readonly headers: readonly (readonly [string, string])[];
   /** Variables added to the spawned server's environment, as written. */
   readonly env: Readonly<Record<string, string>>;
+  /** Seconds between the gate's pings of the server while it is up; 0: never. */
+  readonly ping: number;
   /** The policy its calls are decided by: the top level's with its own keys. */
   readonly policy: P;
 }
 
-/** The keys that say how a server is reached; the others are policy keys. */
+/** The keys that say how a server is reached and run; the others are policy keys. */
 const CONNECTION_KEYS: readonly string[] = [
   "command",
   "url",
   "headers",
   "env",
   "prefix",
+  "ping",
 ];
+/** Seconds between two pings of a server that is up, unless its entry says. */
+export const PING_EVERY_S = 30;
 /**
  * The keys of one server's policy: what an entry may hold besides how its
  * server is reached, and what a caller's view starts from (_principals.ts).
@@ -159,6 +165,7 @@ export function parseServers<P>(
         name,
         prefix,
         ...connection,
+        ping: parsePing(entry.ping, [...path, "ping"]),
         policy: entryPolicy(entry, top, {
           path,
           checker,
@@ -272,6 +279,23 @@ function parseStrings(
     checked[key] = text;
   }
   return checked;
+}
+
+/** `ping`: seconds (fractions allowed) between two pings; 0 turns them off. */
+function parsePing(
+  value: unknown,
+  path: readonly (string | number)[],
+): number {
+  if (value === undefined || value === null) return PING_EVERY_S;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+    throw new MappingError(
+      `expected the seconds between two pings of the server, a number >= 0 (0: never), got ${
+        typeof value === "number" ? value : typeName(value)
+      }`,
+      path,
+    );
+  }
+  return value;
 }
 
 function parsePrefix(

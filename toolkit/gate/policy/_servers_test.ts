@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { GatePolicyError, parseGatePolicy } from "./policy_file.ts";
 import { expandVariables } from "./_servers.ts";
+import { parsePolicyText } from "./_policy_source.ts";
 
 const FS = { command: ["node", "fs.js", "/w"] };
 
@@ -140,6 +141,24 @@ Deno.test("parseGatePolicy() refuses a wrong servers: entry where it is written"
       /invalid variable \$\{1X\}/,
     ],
     [
+      "a ping that is not a number",
+      { servers: { a: { ...FS, ping: "30s" } } },
+      ["servers", "a", "ping"],
+      /expected the seconds between two pings of the server, a number >= 0 \(0: never\), got string/,
+    ],
+    [
+      "a negative ping",
+      { servers: { a: { ...FS, ping: -1 } } },
+      ["servers", "a", "ping"],
+      /a number >= 0 \(0: never\), got -1/,
+    ],
+    [
+      "an infinite ping",
+      { servers: { a: { ...FS, ping: Infinity } } },
+      ["servers", "a", "ping"],
+      /a number >= 0 \(0: never\), got Infinity/,
+    ],
+    [
       "a flow naming no server of the policy",
       {
         flows: [{ after: ["read:**"], deny: ["net:**"], server: "c" }],
@@ -156,6 +175,38 @@ Deno.test("parseGatePolicy() refuses a wrong servers: entry where it is written"
       assert.match(got.message, message);
     });
   }
+});
+
+Deno.test("parseGatePolicy() reads each server's ping: seconds, 30 unless given, 0 for never", () => {
+  const { servers } = parseGatePolicy({
+    servers: { a: FS, b: { ...FS, ping: 0.5 }, c: { ...FS, ping: 0 } },
+  });
+  assert.deepEqual(
+    [...servers!.values()].map((server) => server.ping),
+    [30, 0.5, 0],
+  );
+});
+
+Deno.test("a policy file's wrong ping is refused at its line and column", () => {
+  const text = [
+    "servers:",
+    "  a:",
+    '    command: ["node", "fs.js"]',
+    "    ping: .inf",
+    "",
+  ].join("\n");
+  try {
+    parsePolicyText(text, "yaml");
+  } catch (error) {
+    const { line, column, message } = error as Error & {
+      line: number;
+      column: number;
+    };
+    assert.deepEqual([line, column], [4, 5]);
+    assert.match(message, /^servers\.a\.ping: .*got Infinity$/);
+    return;
+  }
+  throw new Error("the policy was accepted");
 });
 
 Deno.test("parseGatePolicy() gives every server the top level's flows, the same objects", () => {

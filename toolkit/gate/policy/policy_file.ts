@@ -207,6 +207,12 @@ export interface GateServer {
   readonly headers: readonly (readonly [string, string])[];
   /** Variables added to the spawned server's environment, as written (`${NAME}` as in headers). */
   readonly env: Readonly<Record<string, string>>;
+  /**
+   * Seconds between the gate's pings of the server while it is up (`ping`,
+   * 30 unless the entry says); 0: never. One that does not answer a ping
+   * in time hangs, and is stopped and started again.
+   */
+  readonly ping: number;
   /** The policy its calls are decided by. */
   readonly policy: GatePolicy;
 }
