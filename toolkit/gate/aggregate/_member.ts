@@ -3,8 +3,8 @@
 // is an in-process message channel to the aggregate. A member that cannot
 // start, dies or does not answer its initialize goes down alone: the
 // aggregate is told, its requests fail, and it is started again after a
-// delay that doubles with each failure (up to BACKOFF_MAX_MS) and starts
-// over once it has stayed up. A member that is up is pinged (the MCP ping
+// delay that doubles with each failure (_util/backoff.ts, as the client's
+// restarting connections do) and starts over once it has stayed up. A member that is up is pinged (the MCP ping
 // utility): one that hangs once up (deadlocked, stopped) answers no ping
 // and goes down as if it had exited.
 
@@ -15,13 +15,7 @@ import {
 } from "../../jsonrpc/_message_channel.ts";
 import { messageOf } from "../_log.ts";
 import { unrefTimer } from "../../_util/runtime.ts";
-
-/** The first wait before a server is started again. */
-export const BACKOFF_FIRST_MS = 250;
-/** The longest wait between two starts. */
-export const BACKOFF_MAX_MS = 30_000;
-/** How long a server must stay up for its next failure to wait the first delay again. */
-const STABLE_MS = 30_000;
+import { Backoff, formatWait } from "../../_util/backoff.ts";
 
 /** A gate in front of one server, as a member needs it. */
 export interface MemberGate {
@@ -105,8 +99,7 @@ export class Member {
     number,
     { resolve: (m: JsonRpcMessage) => void; reject: (e: Error) => void }
   >();
-  #failures = 0;
-  #upSince = 0;
+  #backoff = new Backoff();
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** The wait for the next ping, or for the answer to the last one. */
   #pingTimer: ReturnType<typeof setTimeout> | undefined;
@@ -188,7 +181,7 @@ export class Member {
     }
     if (this.#state !== "starting" || this.#gate !== gate) return;
     this.#state = "up";
-    this.#upSince = performance.now();
+    this.#backoff.up();
     this.#why = "";
     this.#ready.resolve();
     this.#schedulePing(gate);
@@ -314,7 +307,6 @@ export class Member {
 
   #down(why: string): void {
     if (this.#state === "closed") return;
-    const wasUp = this.#state === "up";
     this.#state = "down";
     this.#why = why;
     this.#gate = undefined;
@@ -322,15 +314,8 @@ export class Member {
     clearTimeout(this.#pingTimer);
     this.#failWaiting();
     this.#ready.resolve();
-    if (wasUp && performance.now() - this.#upSince >= STABLE_MS) {
-      this.#failures = 0;
-    }
-    const delay = Math.min(
-      BACKOFF_FIRST_MS * 2 ** this.#failures,
-      BACKOFF_MAX_MS,
-    );
-    this.#failures++;
-    this.#why = `${why}; the gate starts it again in ${duration(delay)}`;
+    const delay = this.#backoff.next();
+    this.#why = `${why}; the gate starts it again in ${formatWait(delay)}`;
     this.#options.log(`server "${this.name}" is down: ${this.#why}`);
     this.#options.changed(this, this.#why);
     this.#timer = setTimeout(() => {
@@ -357,7 +342,7 @@ export class Member {
       this.#pingTimer = setTimeout(() => {
         if (current()) {
           this.fail(
-            `it did not answer a ping within ${duration(pingTimeoutMs)}`,
+            `it did not answer a ping within ${formatWait(pingTimeoutMs)}`,
           );
         }
       }, pingTimeoutMs);
@@ -380,9 +365,4 @@ export class Member {
       reject(new MemberDown(this.downMessage()));
     }
   }
-}
-
-/** `250 ms`, `10 s`, `1.5 s`. */
-function duration(ms: number): string {
-  return ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`;
 }
