@@ -5,6 +5,7 @@
 // text in between.
 
 import type { JsonRpcId, JsonRpcMessage } from "./types.ts";
+import { asError } from "../_util/as_error.ts";
 
 /**
  * One end of a connection that carries parsed messages; a
@@ -109,7 +110,7 @@ class ChannelEnd implements MessageTransport {
       try {
         this.onmessage?.(item);
       } catch (error) {
-        this.onerror?.(error as Error);
+        this.onerror?.(asError(error));
       }
     });
   }

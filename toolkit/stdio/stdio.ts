@@ -14,6 +14,7 @@ import {
   takePipeSource,
 } from "./_fd_pipe.ts";
 import { checkWholeNumber } from "../_util/whole_number.ts";
+import { asError } from "../_util/as_error.ts";
 
 /**
  * The default limit on one incoming message: 16 MiB.
@@ -162,7 +163,7 @@ export class StdioTransport implements McpTransport {
         this.#endLine(new Uint8Array(0));
       }
     } catch (error) {
-      if (!this.#closed) this.onerror?.(error as Error);
+      if (!this.#closed) this.onerror?.(asError(error));
     }
     if (!this.#closed) this.onend?.();
   }
@@ -270,7 +271,7 @@ export class StdioTransport implements McpTransport {
     try {
       this.onmessage?.(value as JsonRpcMessage);
     } catch (error) {
-      this.onerror?.(error as Error);
+      this.onerror?.(asError(error));
     }
   }
 
@@ -310,7 +311,7 @@ export class StdioTransport implements McpTransport {
         batch.resolve();
       } catch (error) {
         batch.reject(error as Error);
-        this.onerror?.(error as Error);
+        this.onerror?.(asError(error));
       }
     }
     this.#flushing = undefined;

@@ -483,3 +483,38 @@ Deno.test("StdioTransport takes a literal U+FFFD but answers invalid UTF-8 with 
     },
   });
 });
+
+Deno.test("StdioTransport hands onerror an Error when its input fails with anything else", async (t) => {
+  for (
+    const [label, handler] of [
+      ["a read that fails with a string", undefined],
+      ["an onmessage that throws a string", () => {
+        throw "not an Error";
+      }],
+    ] as const
+  ) {
+    await t.step(label, async () => {
+      const readable = handler === undefined
+        ? new ReadableStream<Uint8Array>({
+          pull: (controller) => controller.error("not an Error"),
+        })
+        : ReadableStream.from([
+          new TextEncoder().encode(
+            '{"jsonrpc":"2.0","id":1,"method":"ping"}\n',
+          ),
+        ]);
+      const transport = new StdioTransport({
+        readable,
+        writable: new WritableStream(),
+      });
+      const failed = Promise.withResolvers<unknown>();
+      transport.onerror = failed.resolve;
+      transport.onmessage = handler;
+      await transport.start();
+      const error = await failed.promise;
+      assert.ok(error instanceof Error, `got ${typeof error}`);
+      assert.equal(error.message, "not an Error");
+      await transport.close();
+    });
+  }
+});
