@@ -292,10 +292,12 @@ export class StdioTransport implements McpTransport {
         [resolve, reject] = [res, rej]
       );
       this.#batch = { lines: [], written, resolve, reject };
-      this.#flushing ??= this.#flush();
     }
-    this.#batch.lines.push(line);
-    return this.#batch.written;
+    const batch = this.#batch;
+    batch.lines.push(line);
+    // After the push: a flush that ran at once would otherwise miss the line.
+    this.#flushing ??= this.#flush();
+    return batch.written;
   }
 
   async #flush(): Promise<void> {
