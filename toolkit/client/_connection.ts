@@ -565,7 +565,8 @@ export class ClientConnection implements McpClientConnection {
         reply = errorAnswer(id, error);
       }
     }
-    if (this.#why !== undefined) return;
+    // An ended session answers nothing; a new one answers during its handshake.
+    if (this.#why !== undefined && !this.#starting) return;
     this.#send(reply).catch(() => {});
   }
 
