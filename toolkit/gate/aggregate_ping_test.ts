@@ -7,12 +7,17 @@ import assert from "node:assert/strict";
 import { startGate } from "./gate.ts";
 import { hostStreams } from "./testdata/host_streams.ts";
 import { until } from "../testing/_until.ts";
+import { httpServer } from "./testdata/http_server.ts";
 
 // deno-lint-ignore no-explicit-any
 type Message = Record<string, any>;
 
 const HANGING = new URL("./testdata/hanging_server.ts", import.meta.url)
   .pathname;
+const EVERYTHING = new URL("../../examples/everything/main.ts", import.meta.url)
+  .pathname;
+/** What the everything example's test_simple_text answers. */
+const SIMPLE_TEXT = "This is a simple text response for testing.";
 /** The longest any one wait of these tests may take. */
 const WAIT_MS = 20_000;
 
@@ -252,4 +257,42 @@ Deno.test("startGate() refuses a pingTimeoutMs that is not a positive number", a
       `pingTimeoutMs must be a number of milliseconds > 0, got ${pingTimeoutMs}`,
     );
   }
+});
+
+Deno.test("a server by URL that stops answering misses a ping, goes down alone, and comes back", async () => {
+  await using everything = await httpServer(EVERYTHING);
+  await using gate = await startPinged((dir) => ({
+    web: { url: everything.url, ping: 0.2 },
+    b: hanging(dir, "b", { ping: 0 }),
+  }));
+  const simple = async () =>
+    textOf(await gate.answer(await gate.call("web_test_simple_text")));
+  assert.equal(await simple(), SIMPLE_TEXT);
+  Deno.kill(everything.pid, "SIGSTOP");
+  try {
+    const waiting = await gate.call("web_test_simple_text");
+    // The other server answers while this one is stopped.
+    assert.equal(
+      textOf(await gate.answer(await gate.call("b_echo"))),
+      "b echo",
+    );
+    const failed = await gate.answer(waiting);
+    assert.equal(failed.result.isError, true);
+    assert.match(
+      textOf(failed),
+      /^Server "web" is not available: it did not answer a ping within 500 ms; the gate starts it again in 250 ms$/,
+    );
+    await gate.next(
+      "web's tools going",
+      (m) => m.method === "notifications/tools/list_changed",
+    );
+  } finally {
+    Deno.kill(everything.pid, "SIGCONT");
+  }
+  await gate.next(
+    "web's tools coming back",
+    (m) => m.method === "notifications/tools/list_changed",
+  );
+  assert.equal(await simple(), SIMPLE_TEXT);
+  assert.ok(!gate.lines.some((l) => l.startsWith('server "b" is down')));
 });

@@ -2,7 +2,10 @@
 // examples' flag), its URL read from its stderr.
 
 /** Starts an HTTP server (`--http 127.0.0.1:0`) and reads its URL from stderr. */
-export async function httpServer(script: string, env: Record<string, string> = {}) {
+export async function httpServer(
+  script: string,
+  env: Record<string, string> = {},
+) {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", script, "--http", "127.0.0.1:0"],
     env,
@@ -25,7 +28,10 @@ export async function httpServer(script: string, env: Record<string, string> = {
   })().catch(() => {});
   return {
     url,
+    pid: child.pid,
     async [Symbol.asyncDispose]() {
+      // A stopped server would not see the SIGTERM.
+      child.kill("SIGCONT");
       child.kill("SIGTERM");
       await child.status;
     },
