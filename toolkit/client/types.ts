@@ -90,7 +90,10 @@ export interface McpClientConnection extends AsyncDisposable {
   readonly resources: readonly Record<string, unknown>[];
   /** The server's resource templates. */
   readonly resourceTemplates: readonly Record<string, unknown>[];
-  /** Resolves once the session has ended. */
+  /**
+   * Resolves once the connection has ended for good: when its session ends,
+   * or for one made with `restart`, at `close()`.
+   */
   readonly closed: Promise<void>;
   /**
    * Sends a request; resolves with its result. A JSON-RPC error rejects
