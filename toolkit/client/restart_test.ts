@@ -12,10 +12,16 @@ import { createServer } from "../server/server.ts";
 import { connect } from "../testing/testing.ts";
 import { until } from "../testing/_until.ts";
 import { BACKOFF_FIRST_MS } from "../_util/backoff.ts";
+import { httpServer } from "../gate/testdata/http_server.ts";
+import { freePort } from "../gate/testdata/gate_nginx.ts";
 
 const SERVER = new URL("./testdata/exiting_server.ts", import.meta.url)
   .pathname;
 const COMMAND = [Deno.execPath(), "run", "-A", "--quiet", SERVER];
+const EVERYTHING = new URL("../../examples/everything/main.ts", import.meta.url)
+  .pathname;
+/** What the everything example's test_simple_text answers. */
+const SIMPLE_TEXT = "This is a simple text response for testing.";
 
 /** A connection to the exiting server, its start log, and a path that makes its starts fail once written. */
 async function exitingServer(
@@ -59,20 +65,32 @@ function pidOf(connection: McpClientConnection): number {
   return (connection as ClientConnection).pid!;
 }
 
-/** Resolves with each list named as listeners are told, `count` of them. */
+/**
+ * Resolves with each list named as listeners are told, `count` of them;
+ * rejects after 20 s.
+ */
 function listChanges(
   connection: McpClientConnection,
   count: number,
 ): Promise<string[]> {
   const seen: string[] = [];
-  return new Promise((resolve) => {
-    const stop = connection.onListChanged((list) => {
+  let stop = () => {};
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return new Promise<string[]>((resolve, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(`Timed out after ${seen.length} of ${count} list changes`),
+        ),
+      20_000,
+    );
+    stop = connection.onListChanged((list) => {
       seen.push(list);
-      if (seen.length === count) {
-        stop();
-        resolve(seen);
-      }
+      if (seen.length === count) resolve(seen);
     });
+  }).finally(() => {
+    stop();
+    clearTimeout(timer);
   });
 }
 
@@ -233,4 +251,33 @@ Deno.test("close() while a restarted server is starting leaves no process behind
     textOf(connection, "hello"),
     /the connection was closed|it exited/,
   );
+});
+
+Deno.test("connectServer({ url, restart: true }) opens a new session once the server at the URL is back", async () => {
+  const port = freePort();
+  let server = await httpServer(EVERYTHING, {}, { port });
+  const connection = await connectServer({ url: server.url, restart: true });
+  try {
+    const simple = async () => {
+      const result = await connection.request("tools/call", {
+        name: "test_simple_text",
+        arguments: {},
+      });
+      return (result.content as { text: string }[])[0].text;
+    };
+    assert.equal(await simple(), SIMPLE_TEXT);
+    const gone = listChanges(connection, 1);
+    await server[Symbol.asyncDispose]();
+    // The new server knows nothing of the old session.
+    server = await httpServer(EVERYTHING, {}, { port });
+    await gone;
+    await listChanges(connection, 1);
+    assert.ok(
+      connection.tools.some((tool) => tool.name === "test_simple_text"),
+    );
+    assert.equal(await simple(), SIMPLE_TEXT);
+  } finally {
+    await connection.close();
+    await server[Symbol.asyncDispose]();
+  }
 });

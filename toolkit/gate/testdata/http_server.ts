@@ -1,13 +1,14 @@
 // Test helper: a server script run with `--http 127.0.0.1:0` (the
 // examples' flag), its URL read from its stderr.
 
-/** Starts an HTTP server (`--http 127.0.0.1:0`) and reads its URL from stderr. */
+/** Starts an HTTP server (`--http 127.0.0.1:0`, or the port given) and reads its URL from stderr. */
 export async function httpServer(
   script: string,
   env: Record<string, string> = {},
+  options: { port?: number } = {},
 ) {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", script, "--http", "127.0.0.1:0"],
+    args: ["run", "-A", script, "--http", `127.0.0.1:${options.port ?? 0}`],
     env,
     stdin: "null",
     stdout: "null",
