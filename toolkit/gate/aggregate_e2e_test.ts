@@ -15,6 +15,7 @@ import {
 } from "./testdata/gate_process.ts";
 import { httpServer } from "./testdata/http_server.ts";
 import { until } from "../testing/_until.ts";
+import { processEnded } from "./testdata/process_ended.ts";
 
 const FILESYSTEM = "npm:@modelcontextprotocol/server-filesystem@2026.8.31";
 const EVERYTHING = new URL("../../examples/everything/main.ts", import.meta.url)
@@ -229,16 +230,6 @@ flows:
   }
 });
 
-/** Whether process `pid` has ended (gone, or a zombie not yet reaped). */
-async function ended(pid: number): Promise<boolean> {
-  try {
-    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return true;
-  }
-}
-
 Deno.test("a stopped filesystem server misses its ping and comes back, while the other server answers every call", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir());
   const work = `${dir}/work`;
@@ -321,7 +312,7 @@ servers:
     // stopped one killed.
     await gate.next(() => changes() >= before + 2, { timeoutMs: 60_000 });
     assert.equal(textOf(await read()), "from the files server");
-    await until("the stopped server's end", () => ended(stopped!), {
+    await until("the stopped server's end", () => processEnded(stopped!), {
       timeoutMs: 20_000,
     });
     const again = await processWith(gate.pid, FILESYSTEM);

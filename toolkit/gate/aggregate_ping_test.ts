@@ -8,6 +8,7 @@ import { startGate } from "./gate.ts";
 import { hostStreams } from "./testdata/host_streams.ts";
 import { until } from "../testing/_until.ts";
 import { httpServer } from "./testdata/http_server.ts";
+import { processEnded } from "./testdata/process_ended.ts";
 
 // deno-lint-ignore no-explicit-any
 type Message = Record<string, any>;
@@ -146,16 +147,6 @@ async function startPinged(
 
 const textOf = (answer: Message): string => answer.result?.content?.[0]?.text;
 
-/** Whether process `pid` has ended (gone, or a zombie not yet reaped). */
-async function ended(pid: number): Promise<boolean> {
-  try {
-    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return true;
-  }
-}
-
 Deno.test("a server that hangs once up misses a ping and goes down alone: its call fails, the host hears it, and it comes back", async () => {
   await using gate = await startPinged((dir) => ({
     a: hanging(dir, "a", { ping: 0.2 }),
@@ -203,7 +194,7 @@ Deno.test("a server that hangs once up misses a ping and goes down alone: its ca
   const { starts } = await logOf(gate.dir, "a");
   assert.equal(starts.length, 2);
   assert.notEqual(starts[1], first);
-  await until("the hung server's end", () => ended(first));
+  await until("the hung server's end", () => processEnded(first));
   // b was never taken down.
   assert.equal((await logOf(gate.dir, "b")).starts.length, 1);
   assert.ok(!gate.lines.some((l) => l.startsWith('server "b" is down')));
