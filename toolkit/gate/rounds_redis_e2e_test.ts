@@ -7,20 +7,12 @@
 // another secret) refuses the answer clearly, and keeps serving.
 
 import assert from "node:assert/strict";
-import {
-  ISSUER,
-  type SigningKey,
-  signingKey,
-  signToken,
-} from "../http/_jwt_test_helpers.ts";
+import { ISSUER, signingKey, signToken } from "../http/_jwt_test_helpers.ts";
 import { haveRedis, startRedis } from "../redis/_test_redis.ts";
-import { startGate } from "./gate.ts";
+import { authWorkspace } from "./testdata/auth_workspace.ts";
+import { gateInstance } from "./testdata/gate_instance.ts";
 import { APPROVAL_KEY } from "./_approval_round.ts";
-import {
-  auditLines,
-  FAKE_COMMAND,
-  type Message,
-} from "./testdata/gate_process.ts";
+import { auditLines, type Message } from "./testdata/gate_process.ts";
 import { statelessResponse } from "./testdata/stateless_call.ts";
 
 const ignore = !haveRedis();
@@ -36,39 +28,6 @@ allow: ["x-fake:**"]
 ask: ["write:**"]
 unprobed: allow
 `;
-
-async function workspace(key: SigningKey) {
-  const dir = await Deno.makeTempDir({ prefix: "gate-rounds-redis-" });
-  await Deno.writeTextFile(`${dir}/gate.yaml`, POLICY);
-  await Deno.writeTextFile(
-    `${dir}/jwks.json`,
-    JSON.stringify({ keys: [key.jwk] }),
-  );
-  return {
-    dir,
-    async [Symbol.asyncDispose]() {
-      await Deno.remove(dir, { recursive: true });
-    },
-  };
-}
-
-/** A gate instance on a free port, with its own audit log. */
-async function instance(dir: string, name: string, redis: string) {
-  const gate = await startGate([...FAKE_COMMAND], {
-    policy: `${dir}/gate.yaml`,
-    listen: "127.0.0.1:0",
-    audit: `${dir}/${name}.jsonl`,
-    redis,
-    log: () => {},
-  });
-  return {
-    url: gate.url!,
-    audit: `${dir}/${name}.jsonl`,
-    async [Symbol.asyncDispose]() {
-      await gate.close();
-    },
-  };
-}
 
 /** One 2026-07-28 tools/call from a host that can ask its user (form elicitation). */
 async function call(
@@ -108,9 +67,9 @@ Deno.test({
   fn: async (t) => {
     await using redis = await startRedis();
     const key = await signingKey("k1");
-    await using ws = await workspace(key);
-    await using a = await instance(ws.dir, "a", redis.url);
-    await using b = await instance(ws.dir, "b", redis.url);
+    await using ws = await authWorkspace(POLICY, key);
+    await using a = await gateInstance(ws.dir, "a", { redis: redis.url });
+    await using b = await gateInstance(ws.dir, "b", { redis: redis.url });
     const ada = await signToken(key, RESOURCE, { sub: "ada" });
     const bob = await signToken(key, RESOURCE, { sub: "bob" });
 
@@ -199,7 +158,7 @@ Deno.test({
       "a gate of another deployment refuses the answer clearly, and keeps serving",
       async () => {
         await using other = await startRedis();
-        await using c = await instance(ws.dir, "c", other.url);
+        await using c = await gateInstance(ws.dir, "c", { redis: other.url });
         const fresh = (await call(a.url, ada, WRITE)).result;
         const refused = await call(c.url, ada, answered(fresh.requestState));
         assert.equal(refused.error?.code, -32602, JSON.stringify(refused));
