@@ -10,6 +10,8 @@
 // held call and a host's retry of it (after a URL-required refusal) cannot
 // both run on one approval.
 
+import { Watchers } from "./_watchers.ts";
+
 /** Where an approval stands. A pending entry past its expiry is `expired`. */
 export type ApprovalState = "pending" | "approved" | "denied" | "expired";
 
@@ -436,7 +438,7 @@ export class ApprovalBoard {
 export class MemoryApprovalStore implements ApprovalStore {
   #entries = new Map<string, { approval: Approval; keepUntil: number }>();
   #calls = new Map<string, string>();
-  #watchers = new Map<string, Set<() => void>>();
+  #watchers = new Watchers();
   readonly #now: () => number;
 
   constructor(options: { now?: () => number } = {}) {
@@ -499,9 +501,7 @@ export class MemoryApprovalStore implements ApprovalStore {
       decidedBy: decision.decidedBy,
       decided: decision.at,
     };
-    for (const changed of this.#watchers.get(id) ?? []) {
-      queueMicrotask(changed);
-    }
+    for (const changed of this.#watchers.of(id)) queueMicrotask(changed);
     return Promise.resolve({
       decided: true,
       approval: structuredClone(entry.approval),
@@ -525,17 +525,7 @@ export class MemoryApprovalStore implements ApprovalStore {
   }
 
   watch(id: string, changed: () => void): () => void {
-    let listeners = this.#watchers.get(id);
-    if (listeners === undefined) {
-      listeners = new Set();
-      this.#watchers.set(id, listeners);
-    }
-    const listener = () => changed();
-    listeners.add(listener);
-    return () => {
-      listeners.delete(listener);
-      if (listeners.size === 0) this.#watchers.delete(id);
-    };
+    return this.#watchers.add(id, changed);
   }
 
   close(): Promise<void> {

@@ -21,6 +21,7 @@
 import type { Link } from "../../redis/_link.ts";
 import { openLink } from "../../redis/_link.ts";
 import type { Approval, ApprovalStore, StoredDecision } from "./_board.ts";
+import { Watchers } from "./_watchers.ts";
 
 // KEYS: approval, call index (or none). ARGV: record json, expires, keep
 // until (ms since the epoch), id.
@@ -98,7 +99,7 @@ export class RedisApprovalStore implements ApprovalStore, AsyncDisposable {
   readonly #pollMs: number;
   readonly #onError: (message: string) => void;
   readonly #ownsLink: boolean;
-  #watchers = new Map<string, Set<() => void>>();
+  #watchers = new Watchers();
   #poller: ReturnType<typeof setInterval> | undefined;
 
   constructor(link: Link, options: RedisApprovalStoreOptions = {}) {
@@ -186,17 +187,10 @@ export class RedisApprovalStore implements ApprovalStore, AsyncDisposable {
   }
 
   watch(id: string, changed: () => void): () => void {
-    let listeners = this.#watchers.get(id);
-    if (listeners === undefined) {
-      listeners = new Set();
-      this.#watchers.set(id, listeners);
-    }
-    const listener = () => changed();
-    listeners.add(listener);
+    const unwatch = this.#watchers.add(id, changed);
     this.#poller ??= setInterval(() => this.#tellAll(), this.#pollMs);
     return () => {
-      listeners.delete(listener);
-      if (listeners.size === 0) this.#watchers.delete(id);
+      unwatch();
       if (this.#watchers.size === 0) this.#stopPolling();
     };
   }
@@ -217,7 +211,7 @@ export class RedisApprovalStore implements ApprovalStore, AsyncDisposable {
   }
 
   #tell(id: string): void {
-    for (const changed of this.#watchers.get(id) ?? []) {
+    for (const changed of this.#watchers.of(id)) {
       try {
         changed();
       } catch (error) {
@@ -229,7 +223,7 @@ export class RedisApprovalStore implements ApprovalStore, AsyncDisposable {
   }
 
   #tellAll(): void {
-    for (const id of [...this.#watchers.keys()]) this.#tell(id);
+    for (const id of this.#watchers.ids()) this.#tell(id);
   }
 }
 
