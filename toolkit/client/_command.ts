@@ -4,6 +4,7 @@
 // process's stderr and never its stdout.
 
 import { StdioTransport } from "../stdio/stdio.ts";
+import { messageOf } from "../_util/errors.ts";
 
 /** A spawned server and the transport over its pipes. */
 export interface ServerProcess {
@@ -39,9 +40,7 @@ export function spawnServer(
     }).spawn();
   } catch (error) {
     throw new Error(
-      `cannot start ${JSON.stringify(command[0])}: ${
-        error instanceof Error ? error.message : String(error)
-      }`,
+      `cannot start ${JSON.stringify(command[0])}: ${messageOf(error)}`,
     );
   }
   let exited = false;

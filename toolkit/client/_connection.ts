@@ -21,6 +21,7 @@ import type {
   McpClientConnection,
   ServerRequestOptions,
 } from "./types.ts";
+import { messageOf } from "../_util/errors.ts";
 
 /** The revision the client asks for. */
 export const CLIENT_PROTOCOL_VERSION = "2025-11-25";
@@ -306,7 +307,7 @@ export class ClientConnection implements McpClientConnection {
           code: RPC_ERROR.INTERNAL_ERROR,
           message: `Cannot send ${method} to server ${
             JSON.stringify(this.name)
-          }: ${error instanceof Error ? error.message : String(error)}`,
+          }: ${messageOf(error)}`,
         },
       })
     );
@@ -319,7 +320,7 @@ export class ClientConnection implements McpClientConnection {
       gaveUp = { reason };
       this.#notify("notifications/cancelled", {
         requestId: id,
-        reason: reason instanceof Error ? reason.message : String(reason),
+        reason: messageOf(reason),
       });
     };
     if (signal !== undefined) {
@@ -589,9 +590,7 @@ export class ClientConnection implements McpClientConnection {
           console.error(
             `Server ${
               JSON.stringify(this.name)
-            }: cannot list its ${list} again: ${
-              error instanceof Error ? error.message : String(error)
-            }`,
+            }: cannot list its ${list} again: ${messageOf(error)}`,
           );
           return;
         }
@@ -648,10 +647,6 @@ export class ClientConnection implements McpClientConnection {
       }
     }
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function exitReason(status: Deno.CommandStatus): string {

@@ -12,6 +12,7 @@
 import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/types.ts";
 import type { MessageTransport } from "../jsonrpc/_message_channel.ts";
 import { isRecord } from "../_util/json_type.ts";
+import { messageOf } from "../_util/errors.ts";
 
 /** The error of a request the server did not answer. */
 const UNANSWERED = -32000;
@@ -300,8 +301,4 @@ async function* sseData(
   }
   const joined = data.join("\n");
   if (joined !== "") yield joined;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

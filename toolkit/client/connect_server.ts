@@ -13,6 +13,7 @@ import { HttpClientTransport } from "./_http_transport.ts";
 import { ClientConnection, type ServerLink } from "./_connection.ts";
 
 import type { McpClientConnection } from "./types.ts";
+import { messageOf } from "../_util/errors.ts";
 
 export type { MessageTransport } from "../jsonrpc/_message_channel.ts";
 
@@ -275,9 +276,7 @@ export async function connectServer(
   } catch (error) {
     await connection.close();
     throw new Error(
-      `${action} ${label}: ${
-        error instanceof Error ? error.message : String(error)
-      }`,
+      `${action} ${label}: ${messageOf(error)}`,
       { cause: error },
     );
   }

@@ -1,6 +1,8 @@
 // Internal: the gate's own lines: where they go by default, and how an
 // error reads in them.
 
+export { messageOf } from "../_util/errors.ts";
+
 const ENCODER = new TextEncoder();
 
 /** Writes `forge gate: <line>` to stderr, whole, on the spot. */
@@ -14,9 +16,4 @@ export function stderrLog(line: string): void {
   } catch {
     // stderr is gone; nothing else can be told.
   }
-}
-
-/** An error's message, or the thrown value as text. */
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -5,7 +5,7 @@
 // text in between.
 
 import type { JsonRpcId, JsonRpcMessage } from "./types.ts";
-import { asError } from "../_util/as_error.ts";
+import { asError } from "../_util/errors.ts";
 
 /**
  * One end of a connection that carries parsed messages; a

@@ -14,7 +14,7 @@ import {
   takePipeSource,
 } from "./_fd_pipe.ts";
 import { checkWholeNumber } from "../_util/whole_number.ts";
-import { asError } from "../_util/as_error.ts";
+import { asError } from "../_util/errors.ts";
 
 /**
  * The default limit on one incoming message: 16 MiB.
